@@ -1,0 +1,102 @@
+//! The classic controller: a slow-start rule and a window-adjustment rule
+//! composed (after neqo's `ClassicCongestionControl`).
+
+use super::{CcConfig, LossCause, Window};
+use crate::time::{Duration, Instant};
+use crate::units::BitRate;
+
+/// How the window grows below the slow-start threshold.
+pub trait SlowStart {
+    /// New window after `acked` bytes were acknowledged in slow start.
+    fn on_ack(&mut self, cwnd: u64, acked: u64, mss: u64) -> u64;
+}
+
+/// How the window grows in congestion avoidance and shrinks on loss.
+pub trait WindowAdjustment {
+    /// New window after `acked` bytes were acknowledged in congestion
+    /// avoidance.
+    fn on_ack(&mut self, cwnd: u64, acked: u64, mss: u64) -> u64;
+    /// The window after a congestion signal, taken from `window_in_use`
+    /// (unrounded; the slow-start threshold is this in whole segments).
+    fn reduced_window(&mut self, window_in_use: u64, mss: u64) -> u64;
+    /// A round-trip-time sample (for controllers that scale with RTT).
+    fn on_rtt_sample(&mut self, _rtt: Duration) {}
+}
+
+/// Slow start plus window adjustment, with ns-2's reactions to each loss
+/// cause.
+#[derive(Clone, Debug)]
+pub struct Classic<S, A> {
+    config: CcConfig,
+    cwnd: u64,
+    ssthresh: u64,
+    slow_start: S,
+    adjustment: A,
+}
+
+impl<S: SlowStart, A: WindowAdjustment> Classic<S, A> {
+    /// A controller at its initial window.
+    pub fn new(config: CcConfig, slow_start: S, adjustment: A) -> Self {
+        Classic {
+            cwnd: config.initial_window * config.mss,
+            ssthresh: config.initial_ssthresh,
+            config,
+            slow_start,
+            adjustment,
+        }
+    }
+
+    /// The current decision.
+    pub fn window(&self) -> Window {
+        Window {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+        }
+    }
+
+    /// One acknowledgment (or arrival) of `bytes` new bytes.
+    pub fn on_ack(&mut self, _now: Instant, bytes: u64) -> Window {
+        if bytes > 0 {
+            self.cwnd = if self.cwnd < self.ssthresh {
+                self.slow_start.on_ack(self.cwnd, bytes, self.config.mss)
+            } else {
+                self.adjustment.on_ack(self.cwnd, bytes, self.config.mss)
+            };
+        }
+        self.window()
+    }
+
+    /// An RTT sample.
+    pub fn on_rtt_sample(&mut self, _now: Instant, rtt: Duration) {
+        self.adjustment.on_rtt_sample(rtt);
+    }
+
+    /// A loss. Congestion reduces the window (ns-2 `slowdown`: cwnd to the
+    /// reduced window unrounded, ssthresh to it in whole segments, at least
+    /// [`CcConfig::min_ssthresh`]); a timeout sets the same threshold and
+    /// collapses cwnd to the loss window; a wireless loss costs nothing (ELN:
+    /// retransmit without cutting the window).
+    pub fn on_loss(&mut self, _now: Instant, cause: LossCause, window_in_use: u64) -> Window {
+        let mss = self.config.mss;
+        if cause == LossCause::Wireless {
+            return self.window();
+        }
+        let reduced = self.adjustment.reduced_window(window_in_use, mss);
+        self.ssthresh = (reduced / mss * mss).max(self.config.min_ssthresh * mss);
+        self.cwnd = match cause {
+            LossCause::Timeout => self.config.loss_window * mss,
+            _ => reduced.max(mss),
+        };
+        self.window()
+    }
+
+    /// Classic controllers take no action on a handoff hint.
+    pub fn on_handoff_hint(&mut self, _now: Instant, _bw: BitRate, _rtt: Duration) -> Window {
+        self.window()
+    }
+
+    /// Sets cwnd outright.
+    pub fn set_cwnd(&mut self, cwnd: u64) {
+        self.cwnd = cwnd.max(self.config.mss);
+    }
+}

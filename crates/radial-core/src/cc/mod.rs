@@ -1,0 +1,134 @@
+//! Congestion control: one narrow event interface for both directions of
+//! control.
+//!
+//! A TCP sender clocks its controller with acknowledgments; an RCP receiver
+//! clocks the same controller with arriving data. Either way the inputs are the
+//! same few events — bytes newly acknowledged or delivered, an RTT sample, a
+//! loss with its cause, a handoff hint — and the controller answers with a
+//! [`Window`] decision (as ns-3's `GetSsThresh` returns a value rather than
+//! changing the caller's state). Loss *recovery* (which segment to resend,
+//! window inflation during fast recovery) belongs to the caller.
+//!
+//! Variants are built by composition — a slow-start rule plus a
+//! window-adjustment rule in [`Classic`] — and dispatched through the
+//! [`Controller`] enum so the hot path has no virtual calls.
+
+mod classic;
+mod reno;
+
+pub use classic::Classic;
+pub use reno::{RenoAvoidance, RenoSlowStart};
+
+use crate::time::{Duration, Instant};
+use crate::units::BitRate;
+
+/// Why a loss was detected. Controllers decide what each cause costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossCause {
+    /// Duplicate acknowledgments (or holes) signalled congestion.
+    Congestion,
+    /// The receiver knows the segment died on its own wireless link (ELN).
+    Wireless,
+    /// The retransmission timer expired.
+    Timeout,
+}
+
+/// A controller's decision: the congestion window and slow-start threshold,
+/// both in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Congestion window.
+    pub cwnd: u64,
+    /// Slow-start threshold.
+    pub ssthresh: u64,
+}
+
+/// Parameters shared by the classic controllers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CcConfig {
+    /// Segment size in bytes.
+    pub mss: u64,
+    /// Initial congestion window in segments (ns-2 `windowInit_` = 2).
+    pub initial_window: u64,
+    /// Window after a timeout, in segments (ns-2 `wnd_restart_` = 1).
+    pub loss_window: u64,
+    /// Smallest slow-start threshold after a reduction, in segments (ns-2: 2).
+    pub min_ssthresh: u64,
+    /// Initial slow-start threshold in bytes (ns-2 `ssthresh_` = 0 means
+    /// unbounded; we use `u64::MAX`).
+    pub initial_ssthresh: u64,
+}
+
+impl CcConfig {
+    /// ns-2's defaults for a given segment size.
+    pub fn ns2(mss: u64) -> Self {
+        CcConfig {
+            mss,
+            initial_window: 2,
+            loss_window: 1,
+            min_ssthresh: 2,
+            initial_ssthresh: u64::MAX,
+        }
+    }
+}
+
+/// The congestion controllers, by name. Enum dispatch keeps the per-packet
+/// path free of virtual calls.
+#[derive(Clone, Debug)]
+pub enum Controller {
+    /// Slow start plus additive increase, multiplicative decrease (RFC 5681,
+    /// RFC 6582), as ns-2's Reno family does it.
+    NewReno(Classic<RenoSlowStart, RenoAvoidance>),
+}
+
+impl Controller {
+    /// A NewReno controller.
+    pub fn new_reno(config: CcConfig) -> Self {
+        Controller::NewReno(Classic::new(config, RenoSlowStart, RenoAvoidance::default()))
+    }
+
+    /// The current decision.
+    pub fn window(&self) -> Window {
+        match self {
+            Controller::NewReno(c) => c.window(),
+        }
+    }
+
+    /// `bytes` were newly acknowledged (sender) or delivered (receiver) by one
+    /// acknowledgment or arrival, outside loss recovery.
+    pub fn on_ack(&mut self, now: Instant, bytes: u64) -> Window {
+        match self {
+            Controller::NewReno(c) => c.on_ack(now, bytes),
+        }
+    }
+
+    /// A round-trip-time sample.
+    pub fn on_rtt_sample(&mut self, now: Instant, rtt: Duration) {
+        match self {
+            Controller::NewReno(c) => c.on_rtt_sample(now, rtt),
+        }
+    }
+
+    /// A loss was detected. `window_in_use` is the window the reduction is
+    /// taken from (ns-2 halves `min(cwnd, rwnd)`; RFC 5681 the flight size).
+    pub fn on_loss(&mut self, now: Instant, cause: LossCause, window_in_use: u64) -> Window {
+        match self {
+            Controller::NewReno(c) => c.on_loss(now, cause, window_in_use),
+        }
+    }
+
+    /// The host moved to a link of `bandwidth` with round-trip `rtt` (a
+    /// handoff hint). Classic controllers ignore it.
+    pub fn on_handoff_hint(&mut self, now: Instant, bandwidth: BitRate, rtt: Duration) -> Window {
+        match self {
+            Controller::NewReno(c) => c.on_handoff_hint(now, bandwidth, rtt),
+        }
+    }
+
+    /// Sets the window outright (recovery exit, or a restart after idle).
+    pub fn set_cwnd(&mut self, cwnd: u64) {
+        match self {
+            Controller::NewReno(c) => c.set_cwnd(cwnd),
+        }
+    }
+}

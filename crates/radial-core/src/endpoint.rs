@@ -1,0 +1,116 @@
+//! The driver contract shared by every endpoint (DESIGN.md, "The driver
+//! contract").
+//!
+//! An endpoint is one side of one connection. It owns no socket and reads no
+//! clock. A driver (the simulator or the UDP runtime) calls it in this order:
+//!
+//! 1. feed inputs: [`Endpoint::handle_datagram`] for each arriving datagram,
+//!    [`Endpoint::handle_event`] for host events, and
+//!    [`Endpoint::handle_timeout`] once `now` reaches [`Endpoint::poll_timeout`];
+//! 2. move application data with [`Endpoint::write`] / [`Endpoint::read`];
+//! 3. drain outputs: call [`Endpoint::poll_transmit`] until it returns `None`,
+//!    and [`Endpoint::poll_app_event`] likewise;
+//! 4. re-arm the driver's timer at [`Endpoint::poll_timeout`].
+//!
+//! Every input may create output, so step 3 follows every step 1 or 2.
+
+use crate::time::Instant;
+use crate::units::BitRate;
+
+/// Which of the endpoint's paths (local interface, remote address) a datagram
+/// uses. The driver maps ids to addresses; a single-path endpoint uses
+/// `PathId(0)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PathId(pub u16);
+
+/// Events from the host, not carried in datagrams.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostEvent {
+    /// The host's own wireless link lost this datagram, addressed to us, on
+    /// `path` (the oracle that ELN assumes: the link layer knows which frames
+    /// it failed to receive and hands their headers up).
+    WirelessLoss {
+        /// The path the datagram was lost on.
+        path: PathId,
+        /// The lost datagram, as sent.
+        datagram: Vec<u8>,
+    },
+    /// The host moved to a link of this bandwidth (TCP-HO's hint).
+    HandoffHint {
+        /// The path that changed.
+        path: PathId,
+        /// The new link's bandwidth.
+        bandwidth: BitRate,
+    },
+}
+
+/// What an endpoint tells its application.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AppEvent {
+    /// The connection is open.
+    Established,
+    /// Every byte written has been delivered and acknowledged, or the peer
+    /// finished sending: the connection is closed.
+    Closed,
+}
+
+/// Counters an endpoint keeps for measurement.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EndpointStats {
+    /// Datagrams sent.
+    pub datagrams_sent: u64,
+    /// Payload bytes sent, retransmissions included.
+    pub bytes_sent: u64,
+    /// Data segments sent again.
+    pub retransmits: u64,
+    /// Retransmission timer expiries.
+    pub timeouts: u64,
+    /// Fast retransmits / loss-recovery episodes.
+    pub fast_recoveries: u64,
+    /// Datagrams that failed to decode.
+    pub malformed: u64,
+    /// Current congestion window in bytes (0 where there is none).
+    pub cwnd: u64,
+}
+
+/// One side of one connection, driven by the simulator or the UDP runtime.
+pub trait Endpoint {
+    /// A datagram arrived on `path`.
+    fn handle_datagram(&mut self, now: Instant, path: PathId, datagram: &[u8]);
+
+    /// A host event.
+    fn handle_event(&mut self, now: Instant, event: HostEvent);
+
+    /// Writes the next datagram to send into `buf` (cleared first) and returns
+    /// its path, or `None` when there is nothing to send now.
+    #[must_use]
+    fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<PathId>;
+
+    /// When [`Endpoint::handle_timeout`] must next be called.
+    #[must_use]
+    fn poll_timeout(&self) -> Option<Instant>;
+
+    /// `now` reached (or passed) the time [`Endpoint::poll_timeout`] gave.
+    fn handle_timeout(&mut self, now: Instant);
+
+    /// Next event for the application.
+    #[must_use]
+    fn poll_app_event(&mut self) -> Option<AppEvent>;
+
+    /// Queues application bytes for sending; returns how many were taken
+    /// (fewer than offered when the send buffer is full; 0 for an endpoint
+    /// that does not send).
+    fn write(&mut self, data: &[u8]) -> usize;
+
+    /// Bytes [`Endpoint::write`] would take now.
+    fn send_capacity(&self) -> usize;
+
+    /// No more bytes will be written.
+    fn close(&mut self);
+
+    /// Reads in-order received bytes into `buf`; returns how many.
+    fn read(&mut self, buf: &mut [u8]) -> usize;
+
+    /// Counters for measurement.
+    fn stats(&self) -> EndpointStats;
+}

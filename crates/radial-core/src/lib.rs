@@ -1,0 +1,26 @@
+//! Radial's sans-IO protocol core.
+//!
+//! This crate contains no networking code and never reads a clock: every
+//! entry point takes `now`. The simulator (`radial-sim`) and the UDP runtime
+//! drive the same endpoints through the [`endpoint::Endpoint`] contract.
+//!
+//! - [`time`], [`units`], [`seq`]: integer time, rates, wrapping sequence numbers;
+//! - [`wire`]: packet formats (parse/emit, never panicking);
+//! - [`cc`]: the congestion-control interface and controllers;
+//! - [`rtt`]: RTT estimation and retransmission timeouts;
+//! - [`stream`]: send and reassembly buffers;
+//! - [`tcp`]: the TCP baselines (NewReno, SACK, ELN) as endpoints.
+
+pub mod cc;
+pub mod endpoint;
+pub mod rtt;
+pub mod seq;
+pub mod stream;
+pub mod tcp;
+pub mod time;
+pub mod units;
+pub mod wire;
+
+pub use endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
+pub use time::{Duration, Instant};
+pub use units::BitRate;

@@ -1,0 +1,132 @@
+//! The TCP baselines as sans-IO endpoints: a one-way bulk sender
+//! ([`TcpSender`]) and its receiver ([`TcpReceiver`]), in the shape of ns-2's
+//! `Agent/TCP` and `Agent/TCPSink` pairs that the papers measured against.
+//!
+//! Variants ([`TcpVariant`]):
+//! - `tcp-newreno`: RFC 6582 fast recovery with window inflation, as ns-2's
+//!   `Agent/TCP/Newreno`;
+//! - `tcp-sack`: RFC 2018 SACK with ns-2 `Agent/TCP/Sack1`'s scoreboard and
+//!   pipe estimation;
+//! - `tcp-eln`: NewReno whose receiver sets the ELN flag on duplicate
+//!   acknowledgments for a hole it knows its own wireless link lost; the
+//!   sender retransmits it without cutting the window (RCP paper §5.2.3, after
+//!   Balakrishnan & Katz).
+
+mod receiver;
+mod scoreboard;
+mod sender;
+
+pub use receiver::TcpReceiver;
+pub use scoreboard::Scoreboard;
+pub use sender::TcpSender;
+
+use crate::cc::CcConfig;
+use crate::rtt::RttConfig;
+use crate::seq::SeqNum;
+
+/// Which TCP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcpVariant {
+    /// NewReno (RFC 6582).
+    NewReno,
+    /// SACK (RFC 2018) with ns-2 Sack1 loss recovery.
+    Sack,
+    /// NewReno with explicit loss notification from the receiver.
+    Eln,
+}
+
+impl TcpVariant {
+    /// The protocol name used in scenario files and results.
+    pub fn name(self) -> &'static str {
+        match self {
+            TcpVariant::NewReno => "tcp-newreno",
+            TcpVariant::Sack => "tcp-sack",
+            TcpVariant::Eln => "tcp-eln",
+        }
+    }
+    /// The variant with this protocol name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "tcp-newreno" => Some(TcpVariant::NewReno),
+            "tcp-sack" => Some(TcpVariant::Sack),
+            "tcp-eln" => Some(TcpVariant::Eln),
+            _ => None,
+        }
+    }
+}
+
+/// TCP parameters. [`TcpConfig::ns2`] mirrors ns-2.35's defaults; the
+/// scenario files may override each one (docs/scenarios.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpConfig {
+    /// Which TCP.
+    pub variant: TcpVariant,
+    /// Payload bytes per segment (ns-2 `packetSize_` = 1000).
+    pub mss: u64,
+    /// Largest window the sender uses, in segments: ns-2's `window_`, the
+    /// receiver window (scenario default 256).
+    pub window: u64,
+    /// Congestion-control parameters (initial window 2, ...).
+    pub cc: CcConfig,
+    /// Timer parameters (tick 10 ms, min RTO 200 ms, initial RTO 3 s).
+    pub rtt: RttConfig,
+    /// Segments sent at most per acknowledgment; 0 = unlimited (ns-2
+    /// `maxburst_` = 0).
+    pub max_burst: u32,
+    /// Duplicate acknowledgments that trigger fast retransmit (3).
+    pub dupthresh: u32,
+    /// SACK blocks per acknowledgment (ns-2 `maxSackBlocks_` = 3).
+    pub max_sack_blocks: usize,
+    /// Send a SYN and wait for its acknowledgment before data (ns-2 `syn_`).
+    pub handshake: bool,
+    /// Bytes the sender's buffer holds.
+    pub send_buffer: usize,
+    /// Connection identifier carried in every segment.
+    pub conn_id: u32,
+    /// Initial sequence number.
+    pub isn: SeqNum,
+}
+
+impl TcpConfig {
+    /// ns-2.35's defaults for `variant` with 1000-byte segments and a
+    /// 256-segment receiver window.
+    pub fn ns2(variant: TcpVariant) -> Self {
+        let mss = 1000;
+        let window = 256;
+        TcpConfig {
+            variant,
+            mss,
+            window,
+            // ns-2 `reset()` sets ssthresh_ to window_.
+            cc: CcConfig {
+                initial_ssthresh: window * mss,
+                ..CcConfig::ns2(mss)
+            },
+            rtt: RttConfig::default(),
+            max_burst: 0,
+            dupthresh: 3,
+            max_sack_blocks: 3,
+            handshake: true,
+            send_buffer: 1 << 20,
+            conn_id: 0,
+            isn: SeqNum(0),
+        }
+    }
+
+    /// Receive buffer (and advertised window) in bytes.
+    pub fn rwnd_bytes(&self) -> u64 {
+        self.window * self.mss
+    }
+
+    fn wire_seq(&self, offset: u64) -> SeqNum {
+        // The SYN takes the ISN; data starts one after it.
+        self.isn + 1u32 + offset
+    }
+
+    fn offset_of(&self, seq: SeqNum, near: u64) -> u64 {
+        // Expand a 32-bit wire number to the 64-bit offset closest to `near`.
+        let reference = self.wire_seq(near);
+        let delta = seq.since(reference);
+        (near as i64 + delta).max(0) as u64
+    }
+}

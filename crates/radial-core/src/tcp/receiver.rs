@@ -1,0 +1,218 @@
+//! The TCP receiver: cumulative acknowledgment of every segment (no delayed
+//! ACK, like ns-2's `TCPSink`), SACK blocks in RFC 2018 order, and ELN marks.
+
+use std::collections::VecDeque;
+
+use super::{TcpConfig, TcpVariant};
+use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
+use crate::stream::ReassemblyBuffer;
+use crate::time::Instant;
+use crate::wire::tcp::{Flags, SackBlock, SackList, TcpHeader};
+
+/// The receiving side of a one-way TCP connection.
+#[derive(Debug)]
+pub struct TcpReceiver {
+    config: TcpConfig,
+    path: PathId,
+    buffer: ReassemblyBuffer,
+    /// The peer's SYN has arrived.
+    synced: bool,
+    /// Acknowledgments owed (one per arriving segment), with the offset range
+    /// of the segment that triggered each (for the first SACK block).
+    owed: VecDeque<Option<(u64, u64)>>,
+    /// Block starts in the order last reported (RFC 2018 §4: most recent first).
+    reported: VecDeque<u64>,
+    /// Ranges the host's wireless link is known to have lost (ELN oracle).
+    wireless_lost: Vec<(u64, u64)>,
+    fin_at: Option<u64>,
+    events: VecDeque<AppEvent>,
+    closed: bool,
+    stats: EndpointStats,
+}
+
+impl TcpReceiver {
+    /// A receiver waiting for the peer's SYN on `path`.
+    pub fn new(config: TcpConfig, path: PathId) -> Self {
+        TcpReceiver {
+            config,
+            path,
+            buffer: ReassemblyBuffer::new(),
+            synced: !config.handshake,
+            owed: VecDeque::new(),
+            reported: VecDeque::new(),
+            wireless_lost: Vec::new(),
+            fin_at: None,
+            events: VecDeque::new(),
+            closed: false,
+            stats: EndpointStats::default(),
+        }
+    }
+
+    /// Offset of the next in-order byte expected.
+    pub fn next_expected(&self) -> u64 {
+        self.buffer.next()
+    }
+
+    fn on_segment(&mut self, header: &TcpHeader, payload: &[u8]) {
+        if header.flags.contains(Flags::SYN) {
+            if !self.synced {
+                self.synced = true;
+                self.events.push_back(AppEvent::Established);
+            }
+            self.owed.push_back(None);
+            return;
+        }
+        if !self.synced {
+            // Data before the handshake (the SYN was lost and data raced
+            // ahead cannot happen: the sender waits). Treat as implicit open.
+            self.synced = true;
+            self.events.push_back(AppEvent::Established);
+        }
+        let offset = self.config.offset_of(header.seq, self.buffer.next());
+        let range = (offset, offset + payload.len() as u64);
+        if !payload.is_empty() {
+            self.buffer.insert(offset, payload);
+        }
+        if header.flags.contains(Flags::FIN) {
+            self.fin_at = Some(range.1);
+        }
+        if let Some(fin) = self.fin_at {
+            if self.buffer.next() >= fin && !self.closed {
+                self.closed = true;
+                self.events.push_back(AppEvent::Closed);
+            }
+        }
+        self.owed.push_back(Some(range));
+    }
+
+    fn sack_blocks(&mut self, trigger: Option<(u64, u64)>) -> SackList {
+        let mut list = SackList::default();
+        if self.config.variant != TcpVariant::Sack {
+            return list;
+        }
+        let blocks = self.buffer.blocks();
+        if blocks.is_empty() {
+            self.reported.clear();
+            return list;
+        }
+        // RFC 2018 §4: the first block holds the segment that triggered this
+        // ACK; the rest repeat the most recently reported blocks.
+        let mut chosen: Vec<(u64, u64)> = Vec::new();
+        if let Some((s, _)) = trigger {
+            if let Some(b) = blocks.iter().find(|b| b.0 <= s && s < b.1) {
+                chosen.push(*b);
+            }
+        }
+        for &start in &self.reported {
+            if chosen.len() >= self.config.max_sack_blocks {
+                break;
+            }
+            if let Some(b) = blocks.iter().find(|b| b.0 <= start && start < b.1) {
+                if !chosen.contains(b) {
+                    chosen.push(*b);
+                }
+            }
+        }
+        for b in blocks.iter().rev() {
+            if chosen.len() >= self.config.max_sack_blocks {
+                break;
+            }
+            if !chosen.contains(b) {
+                chosen.push(*b);
+            }
+        }
+        self.reported = chosen.iter().map(|b| b.0).collect();
+        for (s, e) in chosen {
+            list.push(SackBlock {
+                start: self.config.wire_seq(s),
+                end: self.config.wire_seq(e),
+            });
+        }
+        list
+    }
+
+    fn hole_is_wireless(&mut self) -> bool {
+        let next = self.buffer.next();
+        self.wireless_lost.retain(|&(_, e)| e > next);
+        self.wireless_lost.iter().any(|&(s, e)| s <= next && next < e)
+    }
+}
+
+impl Endpoint for TcpReceiver {
+    fn handle_datagram(&mut self, _now: Instant, _path: PathId, datagram: &[u8]) {
+        match TcpHeader::parse(datagram) {
+            Ok((header, payload)) if header.conn_id == self.config.conn_id => {
+                self.on_segment(&header, payload);
+            }
+            _ => self.stats.malformed += 1,
+        }
+    }
+
+    fn handle_event(&mut self, _now: Instant, event: HostEvent) {
+        if let HostEvent::WirelessLoss { datagram, .. } = event {
+            if self.config.variant != TcpVariant::Eln {
+                return;
+            }
+            if let Ok((h, payload)) = TcpHeader::parse(&datagram) {
+                if h.conn_id == self.config.conn_id && !payload.is_empty() {
+                    let s = self.config.offset_of(h.seq, self.buffer.next());
+                    self.wireless_lost.push((s, s + payload.len() as u64));
+                }
+            }
+        }
+    }
+
+    fn poll_transmit(&mut self, _now: Instant, buf: &mut Vec<u8>) -> Option<PathId> {
+        let trigger = self.owed.pop_front()?;
+        let mut flags = Flags::ACK;
+        if trigger.is_none() && self.buffer.next() == 0 && self.config.handshake {
+            flags = flags | Flags::SYN;
+        }
+        let has_hole = !self.buffer.blocks().is_empty();
+        if self.config.variant == TcpVariant::Eln && has_hole && self.hole_is_wireless() {
+            flags = flags | Flags::ELN;
+        }
+        let ack_offset = self.buffer.next();
+        let header = TcpHeader {
+            flags,
+            conn_id: self.config.conn_id,
+            seq: self.config.isn,
+            ack: self.config.wire_seq(ack_offset),
+            window: (self.config.rwnd_bytes() - self.buffer.ready_bytes() as u64)
+                .min(u64::from(u32::MAX)) as u32,
+            sack: self.sack_blocks(trigger),
+        };
+        buf.clear();
+        header.emit(buf);
+        self.stats.datagrams_sent += 1;
+        Some(self.path)
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        None
+    }
+
+    fn handle_timeout(&mut self, _now: Instant) {}
+
+    fn poll_app_event(&mut self) -> Option<AppEvent> {
+        self.events.pop_front()
+    }
+
+    fn write(&mut self, _data: &[u8]) -> usize {
+        0
+    }
+
+    fn send_capacity(&self) -> usize {
+        0
+    }
+
+    fn close(&mut self) {}
+
+    fn read(&mut self, buf: &mut [u8]) -> usize {
+        self.buffer.read(buf)
+    }
+
+    fn stats(&self) -> EndpointStats {
+        self.stats
+    }
+}

@@ -1,0 +1,87 @@
+//! Packet formats: parse and emit, versioned, never panicking on any input.
+//!
+//! Every Radial datagram starts with one byte holding the format version (high
+//! nibble) and the packet type (low nibble). `docs/wire.md` gives the layouts.
+
+pub mod tcp;
+
+use std::fmt;
+
+/// The wire-format version this build speaks.
+pub const VERSION: u8 = 1;
+
+/// The packet type in the low nibble of the first byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketType {
+    /// A TCP-baseline segment ([`tcp::TcpHeader`]).
+    Tcp = 0,
+}
+
+impl PacketType {
+    fn from_nibble(n: u8) -> Option<Self> {
+        match n {
+            0 => Some(PacketType::Tcp),
+            _ => None,
+        }
+    }
+}
+
+/// Why a datagram could not be decoded. Names the offending field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WireError {
+    /// Fewer bytes than the header (or the declared options) need.
+    Truncated {
+        /// Bytes the header needs.
+        needed: usize,
+        /// Bytes present.
+        got: usize,
+    },
+    /// The version nibble is not [`VERSION`].
+    BadVersion(u8),
+    /// The type nibble names no known packet type.
+    UnknownType(u8),
+    /// A field holds a value the format forbids.
+    BadField {
+        /// The field's name as in `docs/wire.md`.
+        field: &'static str,
+        /// The value found.
+        value: u64,
+    },
+}
+
+impl fmt::Display for WireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WireError::Truncated { needed, got } => {
+                write!(f, "truncated datagram: need {needed} bytes, got {got}")
+            }
+            WireError::BadVersion(v) => write!(f, "field `version`: unsupported version {v}"),
+            WireError::UnknownType(t) => write!(f, "field `type`: unknown packet type {t}"),
+            WireError::BadField { field, value } => {
+                write!(f, "field `{field}`: invalid value {value}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for WireError {}
+
+/// Reads the version/type byte of a datagram.
+pub fn packet_type(datagram: &[u8]) -> Result<PacketType, WireError> {
+    let b = *datagram
+        .first()
+        .ok_or(WireError::Truncated { needed: 1, got: 0 })?;
+    let (version, ty) = (b >> 4, b & 0x0f);
+    if version != VERSION {
+        return Err(WireError::BadVersion(version));
+    }
+    PacketType::from_nibble(ty).ok_or(WireError::UnknownType(ty))
+}
+
+pub(crate) fn first_byte(ty: PacketType) -> u8 {
+    (VERSION << 4) | ty as u8
+}
+
+pub(crate) fn read_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}

@@ -1,0 +1,603 @@
+//! Scenario files: TOML in, validated [`RunSpec`]s out, one per sweep point
+//! and seed. Errors name the file, the line and the key.
+//!
+//! Sweeps: `[sweep]` lists `seeds` and, under `[sweep.params]`, named value
+//! lists. Elsewhere in the file `"${name}"` (the whole string) stands for the
+//! value itself and `${name}` inside a longer string for its text, so
+//! `loss = "${loss}"` is a number and `delay = "${delay_ms}ms"` a time.
+
+mod schema;
+pub mod units;
+
+use std::fmt;
+use std::path::Path;
+
+use radial_core::tcp::{TcpConfig, TcpVariant};
+use radial_core::Duration;
+use toml::Spanned;
+
+use crate::channel::GilbertElliottParams;
+use crate::rng::Rng;
+use crate::spec::{
+    Direction, FlowProtocol, FlowSpec, LinkAction, LinkSpec, LossSpec, OnOffSpec, RunSpec,
+    ScheduleSpec, Traffic,
+};
+use schema::{File, LossValue, StartValue, TcpTable};
+
+/// A scenario problem, located in its file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The file.
+    pub file: String,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// The key path (`link[1].rate`).
+    pub key: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{}: key `{}`: {}", self.file, l, self.key, self.message),
+            None => write!(f, "{}: key `{}`: {}", self.file, self.key, self.message),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// One point of a sweep: a value for each swept parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// `(name, value)` in the order the scenario declares them.
+    pub values: Vec<(String, toml::Value)>,
+}
+
+impl Point {
+    /// The value of `name` as plain text (for CSV columns and labels).
+    pub fn text(&self, name: &str) -> Option<String> {
+        self.values
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| value_text(v))
+    }
+}
+
+fn value_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A loaded scenario file.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    file: String,
+    text: String,
+    /// Scenario name (`[scenario] name`).
+    pub name: String,
+    /// Swept parameters and their values, in file order.
+    pub params: Vec<(String, Vec<toml::Value>)>,
+    /// Seeds to run.
+    pub seeds: Vec<u64>,
+}
+
+impl Scenario {
+    /// Reads and validates a scenario file.
+    pub fn load(path: &Path) -> Result<Self, ScenarioError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+            file: file.clone(),
+            line: None,
+            key: "-".into(),
+            message: format!("cannot read: {e}"),
+        })?;
+        Self::parse(&file, &text)
+    }
+
+    /// Validates scenario text; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Self, ScenarioError> {
+        let err = |line: Option<usize>, key: &str, message: String| ScenarioError {
+            file: file.to_string(),
+            line,
+            key: key.to_string(),
+            message,
+        };
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            err(
+                e.span().map(|s| line_of(text, s.start)),
+                "-",
+                e.message().to_string(),
+            )
+        })?;
+        let sweep_line = text.lines().position(|l| l.trim() == "[sweep]").map(|i| i + 1);
+        let mut params = Vec::new();
+        let mut seeds = Vec::new();
+        if let Some(sweep) = table.get("sweep") {
+            let sweep = sweep
+                .as_table()
+                .ok_or_else(|| err(sweep_line, "sweep", "must be a table".into()))?;
+            for (k, v) in sweep {
+                match k.as_str() {
+                    "seeds" => {
+                        let list = v.as_array().ok_or_else(|| {
+                            err(sweep_line, "sweep.seeds", "must be a list of integers".into())
+                        })?;
+                        for s in list {
+                            match s.as_integer() {
+                                Some(n) if n >= 0 => seeds.push(n as u64),
+                                _ => {
+                                    return Err(err(
+                                        sweep_line,
+                                        "sweep.seeds",
+                                        format!("`{s}` is not a non-negative integer"),
+                                    ))
+                                }
+                            }
+                        }
+                    }
+                    "params" => {
+                        let t = v.as_table().ok_or_else(|| {
+                            err(sweep_line, "sweep.params", "must be a table".into())
+                        })?;
+                        for (name, values) in t {
+                            let list = values.as_array().filter(|a| !a.is_empty()).ok_or_else(
+                                || {
+                                    err(
+                                        sweep_line,
+                                        &format!("sweep.params.{name}"),
+                                        "must be a non-empty list".into(),
+                                    )
+                                },
+                            )?;
+                            params.push((name.clone(), list.clone()));
+                        }
+                    }
+                    other => {
+                        return Err(err(
+                            sweep_line,
+                            &format!("sweep.{other}"),
+                            "unknown key (expected `seeds` or `params`)".into(),
+                        ))
+                    }
+                }
+            }
+        }
+        // Preserve declaration order of params as written in the file.
+        params.sort_by_key(|(name, _)| text.find(&format!("\n{name}")).unwrap_or(usize::MAX));
+        let name = table
+            .get("scenario")
+            .and_then(|s| s.get("name"))
+            .and_then(|n| n.as_str())
+            .unwrap_or("")
+            .to_string();
+        let mut sc = Scenario {
+            file: file.to_string(),
+            text: text.to_string(),
+            name,
+            params,
+            seeds,
+        };
+        if sc.seeds.is_empty() {
+            let seed = table
+                .get("scenario")
+                .and_then(|s| s.get("seed"))
+                .and_then(|s| s.as_integer())
+                .unwrap_or(1);
+            sc.seeds.push(seed.max(0) as u64);
+        }
+        // Every point must build.
+        for p in sc.points() {
+            sc.build(&p, sc.seeds[0])?;
+        }
+        Ok(sc)
+    }
+
+    /// Every combination of the swept parameters (the first parameter varies
+    /// slowest).
+    pub fn points(&self) -> Vec<Point> {
+        let mut points = vec![Point { values: Vec::new() }];
+        for (name, values) in &self.params {
+            let mut next = Vec::new();
+            for p in &points {
+                for v in values {
+                    let mut q = p.clone();
+                    q.values.push((name.clone(), v.clone()));
+                    next.push(q);
+                }
+            }
+            points = next;
+        }
+        points
+    }
+
+    /// The point that sets `overrides` and the first value of every other
+    /// parameter. Unknown names are errors.
+    pub fn point_with(&self, overrides: &[(String, String)]) -> Result<Point, ScenarioError> {
+        let mut p = Point { values: Vec::new() };
+        for (name, values) in &self.params {
+            p.values.push((name.clone(), values[0].clone()));
+        }
+        for (k, v) in overrides {
+            let slot = p.values.iter_mut().find(|(n, _)| n == k).ok_or_else(|| ScenarioError {
+                file: self.file.clone(),
+                line: None,
+                key: k.clone(),
+                message: "no such sweep parameter".into(),
+            })?;
+            slot.1 = v
+                .parse::<i64>()
+                .map(toml::Value::Integer)
+                .or_else(|_| v.parse::<f64>().map(toml::Value::Float))
+                .unwrap_or_else(|_| toml::Value::String(v.clone()));
+        }
+        Ok(p)
+    }
+
+    /// The run description of `point` with `seed`.
+    pub fn build(&self, point: &Point, seed: u64) -> Result<RunSpec, ScenarioError> {
+        let text = substitute(&self.text, point).map_err(|(line, key)| ScenarioError {
+            file: self.file.clone(),
+            line: Some(line),
+            key: key.clone(),
+            message: format!("`${{{key}}}` is not a sweep parameter"),
+        })?;
+        let de = toml::Deserializer::new(&text);
+        let file: File = serde_path_to_error::deserialize(de).map_err(|e| {
+            let key = e.path().to_string();
+            let inner = e.into_inner();
+            ScenarioError {
+                file: self.file.clone(),
+                line: inner.span().map(|s| line_of(&text, s.start)),
+                key,
+                message: inner.message().to_string(),
+            }
+        })?;
+        Resolver {
+            file: &self.file,
+            text: &text,
+        }
+        .resolve(file, seed)
+    }
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Replaces `"${p}"` by the value and `${p}` inside strings by its text,
+/// outside the `[sweep]` section.
+fn substitute(text: &str, point: &Point) -> Result<String, (usize, String)> {
+    let mut out = String::with_capacity(text.len());
+    let mut in_sweep = false;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            in_sweep = t.starts_with("[sweep");
+        }
+        if in_sweep || !line.contains("${") {
+            out.push_str(line);
+            continue;
+        }
+        let mut l = line.to_string();
+        for (name, v) in &point.values {
+            l = l.replace(&format!("\"${{{name}}}\""), &v.to_string());
+            l = l.replace(&format!("${{{name}}}"), &value_text(v));
+        }
+        if let Some(at) = l.find("${") {
+            let rest = &l[at + 2..];
+            let name = rest.split('}').next().unwrap_or(rest).to_string();
+            return Err((i + 1, name));
+        }
+        out.push_str(&l);
+    }
+    Ok(out)
+}
+
+struct Resolver<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl Resolver<'_> {
+    fn err<T>(&self, span: Option<std::ops::Range<usize>>, key: String, message: String) -> Result<T, ScenarioError> {
+        Err(ScenarioError {
+            file: self.file.to_string(),
+            line: span.map(|s| line_of(self.text, s.start)),
+            key,
+            message,
+        })
+    }
+
+    fn node(&self, names: &[String], s: &Spanned<String>, key: String) -> Result<u32, ScenarioError> {
+        match names.iter().position(|n| n == s.get_ref()) {
+            Some(i) => Ok(i as u32),
+            None => self.err(Some(s.span()), key, format!("unknown node `{}`", s.get_ref())),
+        }
+    }
+
+    fn resolve(&self, file: File, seed: u64) -> Result<RunSpec, ScenarioError> {
+        let mut nodes: Vec<String> = Vec::new();
+        for (i, n) in file.nodes.iter().enumerate() {
+            for name in expand(n.name.get_ref(), n.count) {
+                if nodes.contains(&name) {
+                    return self.err(Some(n.name.span()), format!("node[{i}].name"), format!("duplicate node `{name}`"));
+                }
+                nodes.push(name);
+            }
+        }
+        let mut links = Vec::new();
+        let mut channels = Vec::new();
+        for (i, l) in file.links.iter().enumerate() {
+            let count = l.count.unwrap_or(0);
+            for k in 0..count.max(1) {
+                let sub = |s: &str| if count > 0 { s.replace("{i}", &(k + 1).to_string()) } else { s.to_string() };
+                let ends = l.between.get_ref();
+                let mut ids = [0u32; 2];
+                for (j, e) in ends.iter().enumerate() {
+                    let s = Spanned::new(e.span(), sub(e.get_ref()));
+                    ids[j] = self.node(&nodes, &s, format!("link[{i}].between"))?;
+                }
+                if ids[0] == ids[1] {
+                    return self.err(Some(l.between.span()), format!("link[{i}].between"), "a link needs two different nodes".into());
+                }
+                let name = l
+                    .name
+                    .as_deref()
+                    .map(sub)
+                    .unwrap_or_else(|| format!("{}-{}", nodes[ids[0] as usize], nodes[ids[1] as usize]));
+                let queue = match &l.queue {
+                    None => 1000,
+                    Some(q) if *q.get_ref() >= 1 => *q.get_ref() as usize,
+                    Some(q) => {
+                        return self.err(Some(q.span()), format!("link[{i}].queue"), format!("queue limit `{}` must be at least 1 packet", q.get_ref()))
+                    }
+                };
+                let (fwd, rev) = match &l.loss {
+                    None => (LossSpec::None, LossSpec::None),
+                    Some(v) => self.loss(v, &format!("link[{i}].loss"), &mut channels)?,
+                };
+                links.push(LinkSpec {
+                    name,
+                    a: ids[0],
+                    b: ids[1],
+                    rate_forward: l.rate.0,
+                    rate_reverse: l.rate_reverse.map_or(l.rate.0, |r| r.0),
+                    delay: l.delay.0,
+                    queue,
+                    loss_forward: fwd,
+                    loss_reverse: rev,
+                });
+            }
+        }
+        if links.iter().map(|l| &l.name).collect::<std::collections::BTreeSet<_>>().len() != links.len() {
+            return self.err(None, "link.name".into(), "link names must be unique".into());
+        }
+        let mut connected = vec![false; nodes.len()];
+        for l in &links {
+            connected[l.a as usize] = true;
+            connected[l.b as usize] = true;
+        }
+        let mut flows = Vec::new();
+        for (i, f) in file.flows.iter().enumerate() {
+            let count = f.count.unwrap_or(0);
+            for k in 0..count.max(1) {
+                let idx = flows.len();
+                let sub = |s: &str| if count > 0 { s.replace("{i}", &(k + 1).to_string()) } else { s.to_string() };
+                let from = self.node(&nodes, &Spanned::new(f.from.span(), sub(f.from.get_ref())), format!("flow[{i}].from"))?;
+                let to = self.node(&nodes, &Spanned::new(f.to.span(), sub(f.to.get_ref())), format!("flow[{i}].to"))?;
+                for (end, id, key) in [(&f.from, from, "from"), (&f.to, to, "to")] {
+                    if !connected[id as usize] {
+                        return self.err(Some(end.span()), format!("flow[{i}].{key}"), format!("node `{}` has no link", nodes[id as usize]));
+                    }
+                }
+                if from == to {
+                    return self.err(Some(f.to.span()), format!("flow[{i}].to"), "a flow needs two different nodes".into());
+                }
+                let start = match &f.start {
+                    None => Duration::ZERO,
+                    Some(StartValue::At(t)) => t.0,
+                    Some(StartValue::Uniform { uniform: [a, b] }) => {
+                        if b.0 < a.0 {
+                            return self.err(None, format!("flow[{i}].start"), "uniform range must be [low, high]".into());
+                        }
+                        let mut r = Rng::stream(seed, &format!("flow:{idx}:start"));
+                        a.0 + Duration::from_secs_f64(r.uniform() * (b.0 - a.0).as_secs_f64())
+                    }
+                };
+                let proto = f.protocol.get_ref().as_str();
+                let (protocol, traffic) = if proto == "udp" {
+                    let Some(t) = &f.traffic else {
+                        return self.err(Some(f.protocol.span()), format!("flow[{i}].traffic"), "a `udp` flow needs a `traffic` table".into());
+                    };
+                    if t.kind != "pareto-onoff" {
+                        return self.err(Some(f.protocol.span()), format!("flow[{i}].traffic.kind"), format!("unknown traffic kind `{}` (expected `pareto-onoff`)", t.kind));
+                    }
+                    let shape = t.shape.unwrap_or(1.5);
+                    if !(shape > 1.0) {
+                        return self.err(Some(f.protocol.span()), format!("flow[{i}].traffic.shape"), "Pareto shape must exceed 1".into());
+                    }
+                    (FlowProtocol::Udp, Traffic::OnOff(OnOffSpec {
+                        rate: t.rate.0,
+                        on: t.on.0,
+                        off: t.off.0,
+                        shape,
+                        packet_size: t.packet_size.unwrap_or(1000),
+                    }))
+                } else {
+                    let Some(variant) = TcpVariant::from_name(proto) else {
+                        return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: tcp-newreno, tcp-sack, tcp-eln, udp)"));
+                    };
+                    let table = match &f.tcp {
+                        Some(o) => file.tcp.overlay(o),
+                        None => file.tcp.clone(),
+                    };
+                    let traffic = match f.size {
+                        Some(s) => Traffic::File(s.0),
+                        None => Traffic::Bulk,
+                    };
+                    (FlowProtocol::Tcp(self.tcp_config(variant, &table, &format!("flow[{i}].tcp"))?), traffic)
+                };
+                let name = f.name.as_deref().map(sub).unwrap_or_else(|| format!("{idx}"));
+                flows.push(FlowSpec { name, protocol, from, to, start, traffic });
+            }
+        }
+        let mut schedule = Vec::new();
+        for (i, s) in file.schedule.iter().enumerate() {
+            let Some(link) = links.iter().position(|l| &l.name == s.link.get_ref()) else {
+                return self.err(Some(s.link.span()), format!("schedule[{i}].link"), format!("unknown link `{}`", s.link.get_ref()));
+            };
+            let action = match s.action.get_ref().as_str() {
+                "down" => LinkAction::Down,
+                "up" => LinkAction::Up,
+                "rate" => match s.rate {
+                    Some(r) => LinkAction::Rate(r.0),
+                    None => return self.err(Some(s.action.span()), format!("schedule[{i}].rate"), "action `rate` needs `rate`".into()),
+                },
+                "delay" => match s.delay {
+                    Some(d) => LinkAction::Delay(d.0),
+                    None => return self.err(Some(s.action.span()), format!("schedule[{i}].delay"), "action `delay` needs `delay`".into()),
+                },
+                other => return self.err(Some(s.action.span()), format!("schedule[{i}].action"), format!("unknown action `{other}` (down, up, rate, delay)")),
+            };
+            let direction = self.direction(s.direction.as_deref(), &format!("schedule[{i}].direction"), Some(s.action.span()))?;
+            schedule.push(ScheduleSpec { at: s.at.0, link: link as u32, direction, action });
+        }
+        Ok(RunSpec {
+            name: file.scenario.name,
+            duration: file.scenario.duration.0,
+            seed,
+            nodes,
+            links,
+            channels,
+            flows,
+            schedule,
+            overhead_bytes: file.scenario.overhead_bytes.unwrap_or(20),
+            sample_interval: file.scenario.sample_interval.map_or(Duration::from_millis(100), |t| t.0),
+        })
+    }
+
+    fn direction(&self, d: Option<&str>, key: &str, span: Option<std::ops::Range<usize>>) -> Result<Direction, ScenarioError> {
+        match d.unwrap_or("both") {
+            "both" => Ok(Direction::Both),
+            "forward" => Ok(Direction::Forward),
+            "reverse" => Ok(Direction::Reverse),
+            other => self.err(span, key.to_string(), format!("unknown direction `{other}` (both, forward, reverse)")),
+        }
+    }
+
+    fn loss(&self, v: &Spanned<LossValue>, key: &str, channels: &mut Vec<GilbertElliottParams>) -> Result<(LossSpec, LossSpec), ScenarioError> {
+        let span = Some(v.span());
+        let prob = |p: f64, k: &str| -> Result<f64, ScenarioError> {
+            if (0.0..=1.0).contains(&p) {
+                Ok(p)
+            } else {
+                self.err(span.clone(), format!("{key}{k}"), format!("loss probability `{p}` must be within [0, 1]"))
+            }
+        };
+        let (spec, dir, shared) = match v.get_ref() {
+            LossValue::Rate(p) => (LossSpec::Bernoulli(prob(*p, "")?), Direction::Both, true),
+            LossValue::Model(t) => {
+                let dir = self.direction(t.direction.as_deref(), &format!("{key}.direction"), span.clone())?;
+                match t.model.as_str() {
+                    "bernoulli" => {
+                        let Some(p) = t.rate else {
+                            return self.err(span, format!("{key}.rate"), "model `bernoulli` needs `rate`".into());
+                        };
+                        (LossSpec::Bernoulli(prob(p, ".rate")?), dir, true)
+                    }
+                    "gilbert-elliott" => {
+                        let (Some(g), Some(b), Some(gm), Some(bm)) = (t.good_loss, t.bad_loss, t.good_mean, t.bad_mean) else {
+                            return self.err(span, key.to_string(), "model `gilbert-elliott` needs good_loss, bad_loss, good_mean and bad_mean".into());
+                        };
+                        if gm.0.is_zero() || bm.0.is_zero() {
+                            return self.err(span, key.to_string(), "state means must be positive".into());
+                        }
+                        channels.push(GilbertElliottParams {
+                            good_loss: prob(g, ".good_loss")?,
+                            bad_loss: prob(b, ".bad_loss")?,
+                            good_mean: gm.0,
+                            bad_mean: bm.0,
+                        });
+                        (LossSpec::GilbertElliott(channels.len() as u32 - 1), dir, t.shared.unwrap_or(true))
+                    }
+                    other => return self.err(span, format!("{key}.model"), format!("unknown loss model `{other}` (bernoulli, gilbert-elliott)")),
+                }
+            }
+        };
+        // One Gilbert-Elliott state per direction unless shared.
+        let rev = match (spec, shared) {
+            (LossSpec::GilbertElliott(c), false) if dir == Direction::Both => {
+                channels.push(channels[c as usize]);
+                LossSpec::GilbertElliott(channels.len() as u32 - 1)
+            }
+            _ => spec,
+        };
+        Ok(match dir {
+            Direction::Both => (spec, rev),
+            Direction::Forward => (spec, LossSpec::None),
+            Direction::Reverse => (LossSpec::None, spec),
+        })
+    }
+
+    fn tcp_config(&self, variant: TcpVariant, t: &TcpTable, key: &str) -> Result<TcpConfig, ScenarioError> {
+        let mut c = TcpConfig::ns2(variant);
+        let positive = |v: u64, k: &str| -> Result<u64, ScenarioError> {
+            if v == 0 {
+                self.err(None, format!("{key}.{k}"), "must be positive".into())
+            } else {
+                Ok(v)
+            }
+        };
+        if let Some(v) = t.packet_size {
+            c.mss = positive(v, "packet_size")?;
+            c.cc.mss = c.mss;
+        }
+        if let Some(v) = t.window {
+            c.window = positive(v, "window")?;
+        }
+        c.cc.initial_ssthresh = c.window * c.mss;
+        if let Some(v) = t.initial_window {
+            c.cc.initial_window = positive(v, "initial_window")?;
+        }
+        if let Some(v) = t.min_rto {
+            c.rtt.min_rto = v.0;
+        }
+        if let Some(v) = t.max_rto {
+            c.rtt.max_rto = v.0;
+        }
+        if let Some(v) = t.initial_rto {
+            c.rtt.initial_rto = v.0;
+        }
+        if let Some(v) = t.tick {
+            c.rtt.tick = v.0.max(Duration::from_nanos(1));
+        }
+        if let Some(v) = t.max_burst {
+            c.max_burst = v;
+        }
+        if let Some(v) = t.dupthresh {
+            c.dupthresh = positive(u64::from(v), "dupthresh")? as u32;
+        }
+        if let Some(v) = t.sack_blocks {
+            c.max_sack_blocks = v.min(radial_core::wire::tcp::MAX_SACK_BLOCKS);
+        }
+        if let Some(v) = t.handshake {
+            c.handshake = v;
+        }
+        c.send_buffer = c.send_buffer.max(2 * (c.window * c.mss) as usize);
+        Ok(c)
+    }
+}
+
+fn expand(name: &str, count: Option<u32>) -> Vec<String> {
+    match count {
+        None => vec![name.to_string()],
+        Some(n) => (1..=n).map(|i| name.replace("{i}", &i.to_string())).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

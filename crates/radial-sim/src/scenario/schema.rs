@@ -1,0 +1,191 @@
+//! The TOML schema of scenario files, as serde types. `docs/scenarios.md`
+//! documents every key. Unknown keys are errors.
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::units::{Rate, Size, Time};
+
+/// A whole scenario file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct File {
+    pub scenario: Header,
+    #[serde(default)]
+    pub tcp: TcpTable,
+    #[serde(default, rename = "node")]
+    pub nodes: Vec<NodeTable>,
+    #[serde(default, rename = "link")]
+    pub links: Vec<LinkTable>,
+    #[serde(default, rename = "flow")]
+    pub flows: Vec<FlowTable>,
+    #[serde(default, rename = "schedule")]
+    pub schedule: Vec<ScheduleTable>,
+    /// Read by [`super::Scenario::parse`] before substitution.
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub sweep: Option<toml::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Header {
+    pub name: String,
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub description: Option<String>,
+    pub duration: Time,
+    /// Read by [`super::Scenario::parse`] (the default seed).
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub sample_interval: Option<Time>,
+    #[serde(default)]
+    pub overhead_bytes: Option<u32>,
+}
+
+/// TCP parameters; unset ones take ns-2's defaults.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpTable {
+    pub packet_size: Option<u64>,
+    pub window: Option<u64>,
+    pub initial_window: Option<u64>,
+    pub min_rto: Option<Time>,
+    pub max_rto: Option<Time>,
+    pub initial_rto: Option<Time>,
+    pub tick: Option<Time>,
+    pub max_burst: Option<u32>,
+    pub dupthresh: Option<u32>,
+    pub sack_blocks: Option<usize>,
+    pub handshake: Option<bool>,
+}
+
+impl TcpTable {
+    /// `over` wins where it sets a value.
+    pub fn overlay(&self, over: &TcpTable) -> TcpTable {
+        TcpTable {
+            packet_size: over.packet_size.or(self.packet_size),
+            window: over.window.or(self.window),
+            initial_window: over.initial_window.or(self.initial_window),
+            min_rto: over.min_rto.or(self.min_rto),
+            max_rto: over.max_rto.or(self.max_rto),
+            initial_rto: over.initial_rto.or(self.initial_rto),
+            tick: over.tick.or(self.tick),
+            max_burst: over.max_burst.or(self.max_burst),
+            dupthresh: over.dupthresh.or(self.dupthresh),
+            sack_blocks: over.sack_blocks.or(self.sack_blocks),
+            handshake: over.handshake.or(self.handshake),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeTable {
+    pub name: Spanned<String>,
+    #[serde(default)]
+    pub count: Option<u32>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkTable {
+    #[serde(default)]
+    pub name: Option<String>,
+    pub between: Spanned<[Spanned<String>; 2]>,
+    pub rate: Rate,
+    #[serde(default)]
+    pub rate_reverse: Option<Rate>,
+    pub delay: Time,
+    #[serde(default)]
+    pub queue: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub loss: Option<Spanned<LossValue>>,
+    #[serde(default)]
+    pub count: Option<u32>,
+}
+
+/// `loss = 0.01` or a table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum LossValue {
+    Rate(f64),
+    Model(LossTable),
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LossTable {
+    pub model: String,
+    #[serde(default)]
+    pub rate: Option<f64>,
+    #[serde(default)]
+    pub good_loss: Option<f64>,
+    #[serde(default)]
+    pub bad_loss: Option<f64>,
+    #[serde(default)]
+    pub good_mean: Option<Time>,
+    #[serde(default)]
+    pub bad_mean: Option<Time>,
+    #[serde(default)]
+    pub direction: Option<String>,
+    #[serde(default)]
+    pub shared: Option<bool>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowTable {
+    #[serde(default)]
+    pub name: Option<String>,
+    pub protocol: Spanned<String>,
+    pub from: Spanned<String>,
+    pub to: Spanned<String>,
+    #[serde(default)]
+    pub start: Option<StartValue>,
+    #[serde(default)]
+    pub size: Option<Size>,
+    #[serde(default)]
+    pub traffic: Option<TrafficTable>,
+    #[serde(default)]
+    pub tcp: Option<TcpTable>,
+    #[serde(default)]
+    pub count: Option<u32>,
+}
+
+/// `start = "1s"` or `start = { uniform = ["0s", "1s"] }`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum StartValue {
+    At(Time),
+    Uniform { uniform: [Time; 2] },
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficTable {
+    pub kind: String,
+    pub rate: Rate,
+    pub on: Time,
+    pub off: Time,
+    #[serde(default)]
+    pub shape: Option<f64>,
+    #[serde(default)]
+    pub packet_size: Option<u32>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleTable {
+    pub at: Time,
+    pub link: Spanned<String>,
+    pub action: Spanned<String>,
+    #[serde(default)]
+    pub rate: Option<Rate>,
+    #[serde(default)]
+    pub delay: Option<Time>,
+    #[serde(default)]
+    pub direction: Option<String>,
+}

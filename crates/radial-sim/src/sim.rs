@@ -1,0 +1,641 @@
+//! The simulator: builds the network of a [`RunSpec`], drives every endpoint
+//! through the sans-IO driver contract, and reports.
+
+use radial_core::tcp::{TcpReceiver, TcpSender};
+use radial_core::{AppEvent, Duration, Endpoint, HostEvent, Instant, PathId};
+
+use crate::app::{Sink, Source};
+use crate::channel::{GilbertElliott, LossModel};
+use crate::event::{EventKind, EventQueue};
+use crate::link::{Link, LinkOutcome};
+use crate::metrics::{Aggregate, FlowReport, LinkReport, SeriesPoint, Summary};
+use crate::packet::{Addr, Packet};
+use crate::rng::Rng;
+use crate::routing::Routing;
+use crate::spec::{
+    Direction, FlowProtocol, LinkAction, LossSpec, OnOffSpec, RunSpec, Traffic,
+};
+
+/// The network: links, channels, routes and the event queue.
+struct Net {
+    now: Instant,
+    events: EventQueue,
+    links: Vec<Link>,
+    channels: Vec<GilbertElliott>,
+    routing: Routing,
+    /// Node of each interface address.
+    iface_node: Vec<u32>,
+    overhead: u32,
+    /// Recycled datagram buffers.
+    free: Vec<Vec<u8>>,
+    no_route: u64,
+}
+
+impl Net {
+    fn recycle(&mut self, mut data: Vec<u8>) {
+        if data.capacity() > 0 && self.free.len() < 4096 {
+            data.clear();
+            self.free.push(data);
+        }
+    }
+
+    /// Sends `p` from `node` towards its destination.
+    fn forward(&mut self, node: u32, p: Packet) {
+        let dst_node = self.iface_node[p.dst.0 as usize];
+        match self.routing.next_hop(node, dst_node) {
+            Some(l) => self.enqueue(l, p),
+            None => {
+                self.no_route += 1;
+                self.recycle(p.data);
+            }
+        }
+    }
+
+    fn enqueue(&mut self, l: u32, p: Packet) {
+        let now = self.now;
+        let link = &mut self.links[l as usize];
+        match link.enqueue(now, p) {
+            Ok(LinkOutcome::TxUntil(t)) => {
+                let generation = link.generation;
+                self.events.push(t, EventKind::TxDone { link: l, generation });
+            }
+            Ok(LinkOutcome::Idle) => {}
+            Err((p, _cause)) => self.recycle(p.data),
+        }
+    }
+
+    fn tx_done(&mut self, l: u32, generation: u32) {
+        let now = self.now;
+        let link = &mut self.links[l as usize];
+        if link.generation != generation {
+            return;
+        }
+        let (arrival, next) = link.tx_done(now);
+        if let Some(at) = arrival {
+            self.events.push(at, EventKind::Arrival { link: l, generation });
+        }
+        if let LinkOutcome::TxUntil(t) = next {
+            self.events.push(t, EventKind::TxDone { link: l, generation });
+        }
+    }
+}
+
+/// One socket: an endpoint bound to an interface, or a datagram sink.
+struct Agent {
+    node: u32,
+    addr: Addr,
+    peer_addr: Addr,
+    peer_agent: u32,
+    flow: u32,
+    endpoint: Option<Box<dyn Endpoint>>,
+    source: Option<Source>,
+    sink: Option<Sink>,
+    /// Earliest timer event pending in the queue for this agent.
+    timer_at: Option<Instant>,
+}
+
+/// A Pareto on/off datagram source.
+struct OnOff {
+    spec: OnOffSpec,
+    agent: u32,
+    rng: Rng,
+    on_until: Option<Instant>,
+}
+
+struct FlowState {
+    sender: u32,
+    receiver: u32,
+    source: Option<u32>,
+    udp_bytes: u64,
+    udp_datagrams: u64,
+    completed_at: Option<Instant>,
+}
+
+/// A simulation run.
+pub struct Simulator {
+    spec: RunSpec,
+    net: Net,
+    agents: Vec<Agent>,
+    flows: Vec<FlowState>,
+    sources: Vec<OnOff>,
+    series: Vec<SeriesPoint>,
+    scratch: Vec<u8>,
+    end: Instant,
+}
+
+/// Everything a run produces.
+#[derive(Debug)]
+pub struct RunOutput {
+    /// `summary.json` contents.
+    pub summary: Summary,
+    /// Time series of in-order delivery per flow.
+    pub series: Vec<SeriesPoint>,
+}
+
+impl Simulator {
+    /// Builds the network and agents of `spec`.
+    pub fn new(spec: RunSpec) -> Self {
+        let seed = spec.seed;
+        let mut links = Vec::with_capacity(spec.links.len() * 2);
+        let mut iface_node = Vec::with_capacity(spec.links.len() * 2);
+        let mut node_addr: Vec<Option<Addr>> = vec![None; spec.nodes.len()];
+        for l in &spec.links {
+            for (dir, from, to, rate, loss) in [
+                ("fwd", l.a, l.b, l.rate_forward, l.loss_forward),
+                ("rev", l.b, l.a, l.rate_reverse, l.loss_reverse),
+            ] {
+                let model = match loss {
+                    LossSpec::None => LossModel::None,
+                    LossSpec::Bernoulli(p) => LossModel::Bernoulli(p),
+                    LossSpec::GilbertElliott(c) => LossModel::GilbertElliott(c),
+                };
+                let rng = Rng::stream(seed, &format!("link:{}:{dir}:loss", l.name));
+                links.push(Link::new(
+                    l.name.clone(),
+                    from,
+                    to,
+                    rate,
+                    l.delay,
+                    l.queue,
+                    model,
+                    rng,
+                ));
+                // The interface at the sending end of this direction.
+                let addr = Addr(iface_node.len() as u32);
+                iface_node.push(from);
+                node_addr[from as usize].get_or_insert(addr);
+            }
+        }
+        let pairs: Vec<(u32, u32)> = links.iter().map(|l| (l.from, l.to)).collect();
+        let routing = Routing::compute(spec.nodes.len(), &pairs);
+        let channels = spec
+            .channels
+            .iter()
+            .enumerate()
+            .map(|(i, p)| GilbertElliott::new(*p, Rng::stream(seed, &format!("channel:{i}"))))
+            .collect();
+        let mut sim = Simulator {
+            end: Instant::ZERO + spec.duration,
+            net: Net {
+                now: Instant::ZERO,
+                events: EventQueue::new(),
+                links,
+                channels,
+                routing,
+                iface_node,
+                overhead: spec.overhead_bytes,
+                free: Vec::new(),
+                no_route: 0,
+            },
+            agents: Vec::new(),
+            flows: Vec::new(),
+            sources: Vec::new(),
+            series: Vec::new(),
+            scratch: Vec::new(),
+            spec,
+        };
+        sim.build_flows(&node_addr);
+        sim
+    }
+
+    fn build_flows(&mut self, node_addr: &[Option<Addr>]) {
+        let seed = self.spec.seed;
+        for (i, f) in self.spec.flows.iter().enumerate() {
+            let i = i as u32;
+            let (src_addr, dst_addr) = (
+                node_addr[f.from as usize].expect("validated: node has a link"),
+                node_addr[f.to as usize].expect("validated: node has a link"),
+            );
+            let sender = self.agents.len() as u32;
+            let receiver = sender + 1;
+            let salt = Rng::stream(seed, &format!("flow:{i}:pattern")).next_u64();
+            let (tx_ep, rx_ep, source, sink): (
+                Option<Box<dyn Endpoint>>,
+                Option<Box<dyn Endpoint>>,
+                _,
+                _,
+            ) = match &f.protocol {
+                FlowProtocol::Tcp(config) => {
+                    let mut config = *config;
+                    config.conn_id = i + 1;
+                    let mut clock = Rng::stream(seed, &format!("flow:{i}:clock"));
+                    config.rtt.tick_offset = Duration::from_nanos(
+                        (clock.uniform() * config.rtt.tick.as_nanos() as f64) as u64,
+                    );
+                    let limit = match f.traffic {
+                        Traffic::File(n) => Some(n),
+                        _ => None,
+                    };
+                    (
+                        Some(Box::new(TcpSender::new(config, PathId(0)))),
+                        Some(Box::new(TcpReceiver::new(config, PathId(0)))),
+                        Some(Source::new(salt, limit)),
+                        Some(Sink::new(salt)),
+                    )
+                }
+                FlowProtocol::Udp => (None, None, None, None),
+            };
+            self.agents.push(Agent {
+                node: f.from,
+                addr: src_addr,
+                peer_addr: dst_addr,
+                peer_agent: receiver,
+                flow: i,
+                endpoint: tx_ep,
+                source,
+                sink: None,
+                timer_at: None,
+            });
+            self.agents.push(Agent {
+                node: f.to,
+                addr: dst_addr,
+                peer_addr: src_addr,
+                peer_agent: sender,
+                flow: i,
+                endpoint: rx_ep,
+                source: None,
+                sink,
+                timer_at: None,
+            });
+            let source = if let Traffic::OnOff(spec) = f.traffic {
+                self.sources.push(OnOff {
+                    spec,
+                    agent: sender,
+                    rng: Rng::stream(seed, &format!("flow:{i}:onoff")),
+                    on_until: None,
+                });
+                Some(self.sources.len() as u32 - 1)
+            } else {
+                None
+            };
+            self.flows.push(FlowState {
+                sender,
+                receiver,
+                source,
+                udp_bytes: 0,
+                udp_datagrams: 0,
+                completed_at: None,
+            });
+        }
+    }
+
+    /// Runs to the end of the scenario and reports.
+    pub fn run(mut self) -> RunOutput {
+        for (i, f) in self.spec.flows.iter().enumerate() {
+            self.net
+                .events
+                .push(Instant::ZERO + f.start, EventKind::FlowStart { flow: i as u32 });
+        }
+        for (i, s) in self.spec.schedule.iter().enumerate() {
+            self.net
+                .events
+                .push(Instant::ZERO + s.at, EventKind::Schedule { index: i as u32 });
+        }
+        for c in 0..self.net.channels.len() {
+            let d = self.net.channels[c].sojourn();
+            self.net
+                .events
+                .push(Instant::ZERO + d, EventKind::Channel { channel: c as u32 });
+        }
+        if !self.spec.sample_interval.is_zero() {
+            self.net
+                .events
+                .push(Instant::ZERO + self.spec.sample_interval, EventKind::Sample);
+        }
+        while let Some((t, ev)) = self.net.events.pop_until(self.end) {
+            self.net.now = t;
+            self.dispatch(ev);
+        }
+        self.net.now = self.end;
+        self.report()
+    }
+
+    fn dispatch(&mut self, ev: EventKind) {
+        match ev {
+            EventKind::TxDone { link, generation } => self.net.tx_done(link, generation),
+            EventKind::Arrival { link, generation } => self.arrival(link, generation),
+            EventKind::Timer { agent } => self.timer(agent),
+            EventKind::FlowStart { flow } => self.start_flow(flow),
+            EventKind::Schedule { index } => self.apply_schedule(index),
+            EventKind::Source { source } => self.on_off(source),
+            EventKind::Channel { channel } => {
+                let now = self.net.now;
+                let ch = &mut self.net.channels[channel as usize];
+                ch.toggle(now);
+                let d = ch.sojourn();
+                self.net.events.push(now + d, EventKind::Channel { channel });
+            }
+            EventKind::Sample => {
+                let t = self.net.now.as_secs_f64();
+                for i in 0..self.flows.len() {
+                    let delivered = self.delivered(i);
+                    self.series.push(SeriesPoint {
+                        t,
+                        flow: i as u32,
+                        delivered,
+                    });
+                }
+                let next = self.net.now + self.spec.sample_interval;
+                self.net.events.push(next, EventKind::Sample);
+            }
+        }
+    }
+
+    fn arrival(&mut self, l: u32, generation: u32) {
+        let link = &mut self.net.links[l as usize];
+        if link.generation != generation {
+            return;
+        }
+        let rate = match link.loss {
+            LossModel::GilbertElliott(c) => self.net.channels[c as usize].loss_rate(),
+            _ => 0.0,
+        };
+        let to = link.to;
+        match link.arrive(rate) {
+            Some(Ok(p)) => {
+                if self.net.iface_node[p.dst.0 as usize] == to {
+                    self.deliver(p);
+                } else {
+                    self.net.forward(to, p);
+                }
+            }
+            Some(Err(p)) => {
+                // The host's own wireless link lost a packet addressed to it:
+                // the link layer tells the transport (the ELN oracle).
+                let agent = p.dst_agent as usize;
+                if self.net.iface_node[p.dst.0 as usize] == to {
+                    if let Some(ep) = self.agents[agent].endpoint.as_mut() {
+                        let now = self.net.now;
+                        ep.handle_event(
+                            now,
+                            HostEvent::WirelessLoss {
+                                path: PathId(0),
+                                datagram: p.data,
+                            },
+                        );
+                        self.service(agent);
+                        return;
+                    }
+                }
+                self.net.recycle(p.data);
+            }
+            None => {}
+        }
+    }
+
+    fn deliver(&mut self, p: Packet) {
+        let agent = p.dst_agent as usize;
+        let now = self.net.now;
+        match self.agents[agent].endpoint.as_mut() {
+            Some(ep) => {
+                ep.handle_datagram(now, PathId(0), &p.data);
+                self.net.recycle(p.data);
+                self.service(agent);
+            }
+            None => {
+                let f = &mut self.flows[self.agents[agent].flow as usize];
+                f.udp_bytes += u64::from(p.wire_len.saturating_sub(self.net.overhead));
+                f.udp_datagrams += 1;
+                self.net.recycle(p.data);
+            }
+        }
+    }
+
+    /// After any input to an agent's endpoint: feed the application, send
+    /// what the endpoint wants to send, read what it delivered, re-arm its
+    /// timer (the call order of the driver contract).
+    fn service(&mut self, i: usize) {
+        let now = self.net.now;
+        let a = &mut self.agents[i];
+        let Some(ep) = a.endpoint.as_mut() else {
+            return;
+        };
+        if let Some(src) = a.source.as_mut() {
+            while !src.done() {
+                let room = ep.send_capacity();
+                if room == 0 {
+                    break;
+                }
+                let n = ep.write(src.next_chunk(room, &mut self.scratch));
+                src.written += n as u64;
+                if n == 0 {
+                    break;
+                }
+            }
+            if src.done() && !src.closed {
+                src.closed = true;
+                ep.close();
+            }
+        }
+        loop {
+            let mut buf = self.net.free.pop().unwrap_or_default();
+            match ep.poll_transmit(now, &mut buf) {
+                Some(_path) => {
+                    let p = Packet {
+                        src: a.addr,
+                        dst: a.peer_addr,
+                        dst_agent: a.peer_agent,
+                        wire_len: buf.len() as u32 + self.net.overhead,
+                        data: buf,
+                    };
+                    self.net.forward(a.node, p);
+                }
+                None => {
+                    self.net.recycle(buf);
+                    break;
+                }
+            }
+        }
+        while let Some(ev) = ep.poll_app_event() {
+            if ev == AppEvent::Closed && a.sink.is_some() {
+                self.flows[a.flow as usize].completed_at.get_or_insert(now);
+            }
+        }
+        if let Some(sink) = a.sink.as_mut() {
+            self.scratch.resize(64 * 1024, 0);
+            loop {
+                let n = ep.read(&mut self.scratch);
+                if n == 0 {
+                    break;
+                }
+                sink.consume(&self.scratch[..n]);
+            }
+        }
+        if let Some(t) = ep.poll_timeout() {
+            if a.timer_at.map_or(true, |s| t < s) {
+                a.timer_at = Some(t);
+                self.net
+                    .events
+                    .push(t.max(now), EventKind::Timer { agent: i as u32 });
+            }
+        }
+    }
+
+    fn timer(&mut self, agent: u32) {
+        let now = self.net.now;
+        let a = &mut self.agents[agent as usize];
+        if a.timer_at.is_some_and(|t| t <= now) {
+            a.timer_at = None;
+        }
+        if let Some(ep) = a.endpoint.as_mut() {
+            if ep.poll_timeout().is_some_and(|t| t <= now) {
+                ep.handle_timeout(now);
+            }
+        }
+        self.service(agent as usize);
+    }
+
+    fn start_flow(&mut self, flow: u32) {
+        let f = &self.flows[flow as usize];
+        match f.source {
+            Some(s) => self.on_off(s),
+            None => {
+                let sender = f.sender as usize;
+                self.service(sender);
+            }
+        }
+    }
+
+    /// One step of a Pareto on/off source: emit a datagram while on, toggle
+    /// at the end of each period.
+    fn on_off(&mut self, s: u32) {
+        let now = self.net.now;
+        let src = &mut self.sources[s as usize];
+        let spec = src.spec;
+        let until = match src.on_until {
+            Some(u) if now < u => u,
+            Some(_) => {
+                // On period over: stay off for a Pareto-distributed time.
+                src.on_until = None;
+                let off = src.rng.pareto(spec.off.as_secs_f64(), spec.shape);
+                self.net
+                    .events
+                    .push(now + Duration::from_secs_f64(off), EventKind::Source { source: s });
+                return;
+            }
+            None => {
+                let on = src.rng.pareto(spec.on.as_secs_f64(), spec.shape);
+                let u = now + Duration::from_secs_f64(on);
+                src.on_until = Some(u);
+                u
+            }
+        };
+        let agent = &self.agents[src.agent as usize];
+        let wire_len = spec.packet_size + self.net.overhead;
+        let p = Packet {
+            src: agent.addr,
+            dst: agent.peer_addr,
+            dst_agent: agent.peer_agent,
+            wire_len,
+            data: Vec::new(),
+        };
+        let node = agent.node;
+        self.net.forward(node, p);
+        let gap = spec.rate.transmission_time(u64::from(wire_len));
+        let next = (now + gap).min(until);
+        self.net.events.push(next, EventKind::Source { source: s });
+    }
+
+    fn apply_schedule(&mut self, index: u32) {
+        let s = self.spec.schedule[index as usize].clone();
+        let dirs: &[u32] = match s.direction {
+            Direction::Forward => &[0],
+            Direction::Reverse => &[1],
+            Direction::Both => &[0, 1],
+        };
+        for &d in dirs {
+            let l = (s.link * 2 + d) as usize;
+            match s.action {
+                LinkAction::Down => {
+                    for p in self.net.links[l].go_down() {
+                        self.net.recycle(p.data);
+                    }
+                }
+                LinkAction::Up => self.net.links[l].go_up(),
+                LinkAction::Rate(r) => self.net.links[l].rate = r,
+                LinkAction::Delay(d) => self.net.links[l].delay = d,
+            }
+        }
+    }
+
+    fn delivered(&self, flow: usize) -> u64 {
+        let f = &self.flows[flow];
+        match &self.agents[f.receiver as usize].sink {
+            Some(s) => s.delivered,
+            None => f.udp_bytes,
+        }
+    }
+
+    fn report(self) -> RunOutput {
+        let duration = self.spec.duration.as_secs_f64();
+        let mut flows = Vec::new();
+        let mut reliable = Vec::new();
+        for (i, (fs, f)) in self.spec.flows.iter().zip(&self.flows).enumerate() {
+            let delivered = self.delivered(i);
+            let goodput = delivered as f64 * 8.0 / duration / 1e6;
+            let (mut retransmits, mut timeouts, mut fast, mut sent) = (0, 0, 0, f.udp_datagrams);
+            for a in [f.sender, f.receiver] {
+                if let Some(ep) = &self.agents[a as usize].endpoint {
+                    let st = ep.stats();
+                    retransmits += st.retransmits;
+                    timeouts += st.timeouts;
+                    fast += st.fast_recoveries;
+                    sent += st.datagrams_sent;
+                }
+            }
+            let corrupt = self.agents[f.receiver as usize]
+                .sink
+                .as_ref()
+                .map_or(0, |s| s.corrupt);
+            if !matches!(fs.protocol, FlowProtocol::Udp) {
+                reliable.push(goodput);
+            }
+            flows.push(FlowReport {
+                name: fs.name.clone(),
+                protocol: fs.protocol.name().to_string(),
+                from: self.spec.nodes[fs.from as usize].clone(),
+                to: self.spec.nodes[fs.to as usize].clone(),
+                start_s: fs.start.as_secs_f64(),
+                goodput_mbps: goodput,
+                bytes_delivered: delivered,
+                corrupt_bytes: corrupt,
+                retransmits,
+                timeouts,
+                fast_recoveries: fast,
+                datagrams_sent: sent,
+                completion_time_s: f
+                    .completed_at
+                    .map(|t| (t - (Instant::ZERO + fs.start)).as_secs_f64()),
+            });
+        }
+        let links = self
+            .net
+            .links
+            .iter()
+            .map(|l| {
+                let capacity = l.rate.bytes_in(self.spec.duration).max(1);
+                LinkReport {
+                    name: l.name.clone(),
+                    direction: format!(
+                        "{}->{}",
+                        self.spec.nodes[l.from as usize], self.spec.nodes[l.to as usize]
+                    ),
+                    utilization: l.stats.tx_bytes as f64 / capacity as f64,
+                    stats: l.stats,
+                }
+            })
+            .collect();
+        RunOutput {
+            summary: Summary {
+                scenario: self.spec.name.clone(),
+                seed: self.spec.seed,
+                duration_s: duration,
+                events: self.net.events.processed(),
+                flows,
+                aggregate: Aggregate::of(&reliable),
+                links,
+            },
+            series: self.series,
+        }
+    }
+}

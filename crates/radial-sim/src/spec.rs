@@ -1,0 +1,166 @@
+//! The validated, fully resolved description of one simulation run. The
+//! scenario loader builds it from TOML (one per sweep point and seed); the
+//! simulator consumes it.
+
+use crate::channel::GilbertElliottParams;
+use radial_core::tcp::TcpConfig;
+use radial_core::{BitRate, Duration};
+
+/// One run's description.
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    /// Scenario name.
+    pub name: String,
+    /// Simulated duration.
+    pub duration: Duration,
+    /// Seed of every random stream.
+    pub seed: u64,
+    /// Node names, indexed by node id.
+    pub nodes: Vec<String>,
+    /// Duplex links.
+    pub links: Vec<LinkSpec>,
+    /// Gilbert-Elliott channels referenced by links.
+    pub channels: Vec<GilbertElliottParams>,
+    /// Flows.
+    pub flows: Vec<FlowSpec>,
+    /// Scheduled link changes.
+    pub schedule: Vec<ScheduleSpec>,
+    /// Bytes of lower-layer headers added to every datagram on a link (IP: 20).
+    pub overhead_bytes: u32,
+    /// Interval of the time series.
+    pub sample_interval: Duration,
+}
+
+/// A duplex link between two nodes; each direction has its own queue and
+/// channel draws.
+#[derive(Clone, Debug)]
+pub struct LinkSpec {
+    /// Name used by schedules and reports.
+    pub name: String,
+    /// First node (the `forward` direction goes from `a` to `b`).
+    pub a: u32,
+    /// Second node.
+    pub b: u32,
+    /// Rate a→b.
+    pub rate_forward: BitRate,
+    /// Rate b→a.
+    pub rate_reverse: BitRate,
+    /// Propagation delay (both directions).
+    pub delay: Duration,
+    /// Queue limit in packets (each direction).
+    pub queue: usize,
+    /// Loss a→b.
+    pub loss_forward: LossSpec,
+    /// Loss b→a.
+    pub loss_reverse: LossSpec,
+}
+
+/// Channel loss of one direction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LossSpec {
+    /// No loss.
+    None,
+    /// Independent per-packet loss.
+    Bernoulli(f64),
+    /// Gilbert-Elliott channel (index into [`RunSpec::channels`]).
+    GilbertElliott(u32),
+}
+
+/// A flow from a data source to a sink.
+#[derive(Clone, Debug)]
+pub struct FlowSpec {
+    /// Name used in reports (`flow` column).
+    pub name: String,
+    /// What carries it.
+    pub protocol: FlowProtocol,
+    /// Node of the data source.
+    pub from: u32,
+    /// Node of the sink.
+    pub to: u32,
+    /// Start time.
+    pub start: Duration,
+    /// What the source sends.
+    pub traffic: Traffic,
+}
+
+/// The transport of a flow.
+#[derive(Clone, Debug)]
+pub enum FlowProtocol {
+    /// A TCP baseline.
+    Tcp(TcpConfig),
+    /// Unreliable datagrams (for on/off cross traffic).
+    Udp,
+}
+
+impl FlowProtocol {
+    /// Protocol name as in results.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FlowProtocol::Tcp(c) => c.variant.name(),
+            FlowProtocol::Udp => "udp",
+        }
+    }
+}
+
+/// What a source offers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Traffic {
+    /// Always has data.
+    Bulk,
+    /// A file of this many bytes, then close.
+    File(u64),
+    /// Pareto on/off datagrams (for UDP flows).
+    OnOff(OnOffSpec),
+}
+
+/// A Pareto on/off source.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OnOffSpec {
+    /// Sending rate while on.
+    pub rate: BitRate,
+    /// Mean on period.
+    pub on: Duration,
+    /// Mean off period.
+    pub off: Duration,
+    /// Pareto shape.
+    pub shape: f64,
+    /// Datagram payload bytes.
+    pub packet_size: u32,
+}
+
+/// A change to a link at a time.
+#[derive(Clone, Debug)]
+pub struct ScheduleSpec {
+    /// When.
+    pub at: Duration,
+    /// Link index (into [`RunSpec::links`]).
+    pub link: u32,
+    /// Which directions.
+    pub direction: Direction,
+    /// What changes.
+    pub action: LinkAction,
+}
+
+/// Directions of a duplex link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// a→b.
+    Forward,
+    /// b→a.
+    Reverse,
+    /// Both.
+    Both,
+}
+
+/// A scheduled link change.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LinkAction {
+    /// The link goes down; what is on it is lost.
+    Down,
+    /// The link comes back up.
+    Up,
+    /// New transmission rate.
+    Rate(BitRate),
+    /// New propagation delay.
+    Delay(Duration),
+}

@@ -1,0 +1,155 @@
+//! Command-line parsing and dispatch. User errors exit with status 2.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Radial: receiver-centric transport for multi-homed mobile hosts —
+/// simulator, experiments and benchmarks.
+#[derive(Parser, Debug)]
+#[command(name = "radial", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the flagship comparison on its embedded scenario and write a report
+    /// to radial-out/demo/.
+    Demo {
+        /// Output directory.
+        #[arg(long, default_value = "radial-out/demo")]
+        out: PathBuf,
+        /// Parallel simulations (default: available cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Run one simulation of a scenario and write summary.json and series.csv.
+    Run {
+        /// Scenario file (TOML).
+        scenario: PathBuf,
+        /// Seed (default: the scenario's first seed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Set a sweep parameter: --set loss=0.01 (default: its first value).
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<String>,
+        /// Output directory.
+        #[arg(long, default_value = "radial-out/run")]
+        out: PathBuf,
+    },
+    /// Run every sweep point and seed of a scenario in parallel; write results.csv.
+    Sweep {
+        /// Scenario file (TOML).
+        scenario: PathBuf,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Parallel simulations (default: available cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Time the simulator on the S2 dumbbell (20 flows, 300 s) and compare with
+    /// ns-2 when it is installed.
+    Bench {
+        /// Scenario to time (default: the embedded S2 dumbbell).
+        #[arg(long)]
+        scenario: Option<PathBuf>,
+        /// Repetitions.
+        #[arg(long, default_value_t = 3)]
+        repeat: u32,
+        /// Also time ns-2's Tcl version from this directory (tools/ns2).
+        #[arg(long)]
+        ns2_dir: Option<PathBuf>,
+    },
+}
+
+/// An error to report to the user: input errors exit 2, failures 1.
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad input (scenario, flags, paths): exit status 2.
+    Input(String),
+    /// The work failed (I/O while writing output, ...): exit status 1.
+    Failed(String),
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Input(m) | CliError::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<radial_sim::ScenarioError> for CliError {
+    fn from(e: radial_sim::ScenarioError) -> Self {
+        CliError::Input(e.to_string())
+    }
+}
+
+/// Wraps an I/O error with the path it concerns.
+pub fn io_err(path: &std::path::Path, e: std::io::Error) -> CliError {
+    CliError::Failed(format!("{}: {e}", path.display()))
+}
+
+/// Parses `NAME=VALUE` pairs.
+pub fn parse_sets(sets: &[String]) -> Result<Vec<(String, String)>, CliError> {
+    sets.iter()
+        .map(|s| {
+            s.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| CliError::Input(format!("--set `{s}`: expected NAME=VALUE")))
+        })
+        .collect()
+}
+
+/// Number of worker threads.
+pub fn jobs(requested: Option<usize>) -> usize {
+    requested
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    ExitCode::SUCCESS
+                }
+                _ => ExitCode::from(2),
+            };
+        }
+    };
+    let result = match cli.command {
+        Command::Demo { out, jobs } => crate::demo::demo(&out, jobs),
+        Command::Run {
+            scenario,
+            seed,
+            set,
+            out,
+        } => crate::run::run(&scenario, seed, &set, &out),
+        Command::Sweep { scenario, out, jobs } => crate::sweep::sweep_cmd(&scenario, &out, jobs),
+        Command::Bench {
+            scenario,
+            repeat,
+            ns2_dir,
+        } => crate::bench::bench(scenario.as_deref(), repeat, ns2_dir.as_deref()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::Input(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(2)
+        }
+        Err(CliError::Failed(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(1)
+        }
+    }
+}

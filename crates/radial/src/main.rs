@@ -1,0 +1,14 @@
+//! `radial`: run, sweep, reproduce and benchmark transport experiments.
+
+mod bench;
+mod cli;
+mod demo;
+mod plot;
+mod run;
+mod sweep;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    cli::main()
+}
