@@ -192,9 +192,11 @@ impl ReassemblyBuffer {
     /// Moves up to `buf.len()` in-order bytes to `buf`.
     pub fn read(&mut self, buf: &mut [u8]) -> usize {
         let n = buf.len().min(self.ready.len());
-        for (dst, src) in buf.iter_mut().zip(self.ready.drain(..n)) {
-            *dst = src;
-        }
+        let (a, b) = self.ready.as_slices();
+        let from_a = n.min(a.len());
+        buf[..from_a].copy_from_slice(&a[..from_a]);
+        buf[from_a..n].copy_from_slice(&b[..n - from_a]);
+        self.ready.drain(..n);
         n
     }
 }

@@ -6,33 +6,49 @@
 /// `(o / 8) ^ salt`: cheap to make and check a word at a time, and any
 /// misplaced, repeated or skipped run of bytes changes it.
 pub fn fill_pattern(salt: u64, offset: u64, out: &mut [u8]) {
-    let mut o = offset;
-    let mut i = 0;
-    while i < out.len() {
-        let word = ((o / 8) ^ salt).to_le_bytes();
-        let at = (o % 8) as usize;
-        let n = (8 - at).min(out.len() - i);
-        out[i..i + n].copy_from_slice(&word[at..at + n]);
-        i += n;
-        o += n as u64;
+    let head = (((8 - offset % 8) % 8) as usize).min(out.len());
+    for (i, b) in out[..head].iter_mut().enumerate() {
+        *b = pattern_byte(salt, offset + i as u64);
     }
+    let mut word = (offset + head as u64) / 8;
+    let mut chunks = out[head..].chunks_exact_mut(8);
+    for c in &mut chunks {
+        c.copy_from_slice(&(word ^ salt).to_le_bytes());
+        word += 1;
+    }
+    for (i, b) in chunks.into_remainder().iter_mut().enumerate() {
+        *b = pattern_byte(salt, word * 8 + i as u64);
+    }
+}
+
+fn pattern_byte(salt: u64, o: u64) -> u8 {
+    ((o / 8) ^ salt).to_le_bytes()[(o % 8) as usize]
 }
 
 /// True when `data` is the pattern at `offset`.
 pub fn check_pattern(salt: u64, offset: u64, data: &[u8]) -> bool {
-    let mut o = offset;
-    let mut i = 0;
-    while i < data.len() {
-        let word = ((o / 8) ^ salt).to_le_bytes();
-        let at = (o % 8) as usize;
-        let n = (8 - at).min(data.len() - i);
-        if data[i..i + n] != word[at..at + n] {
+    let head = (((8 - offset % 8) % 8) as usize).min(data.len());
+    if data[..head]
+        .iter()
+        .enumerate()
+        .any(|(i, &b)| b != pattern_byte(salt, offset + i as u64))
+    {
+        return false;
+    }
+    let mut word = (offset + head as u64) / 8;
+    let mut chunks = data[head..].chunks_exact(8);
+    for c in &mut chunks {
+        let got = u64::from_le_bytes(c.try_into().expect("8-byte chunk"));
+        if got != word ^ salt {
             return false;
         }
-        i += n;
-        o += n as u64;
+        word += 1;
     }
-    true
+    chunks
+        .remainder()
+        .iter()
+        .enumerate()
+        .all(|(i, &b)| b == pattern_byte(salt, word * 8 + i as u64))
 }
 
 /// The writing side: how much has been handed to the transport.

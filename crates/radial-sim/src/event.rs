@@ -8,14 +8,7 @@ use std::collections::BinaryHeap;
 /// What happens when an event fires.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum EventKind {
-    /// A link finished serialising the packet at its head.
-    TxDone {
-        /// Link index.
-        link: u32,
-        /// The link's up/down generation when the transmission started.
-        generation: u32,
-    },
-    /// A packet reaches the far end of a link.
+    /// The packet at the head of a link reaches the far end.
     Arrival {
         /// Link index.
         link: u32,

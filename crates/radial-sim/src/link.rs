@@ -41,7 +41,25 @@ pub struct LinkStats {
     pub max_queue: u64,
 }
 
+/// A packet accepted by the link, with its precomputed schedule.
+#[derive(Debug)]
+struct Scheduled {
+    /// When its transmission starts.
+    start: Instant,
+    /// When its transmission ends.
+    end: Instant,
+    /// When its last bit reaches the far end.
+    arrival: Instant,
+    packet: Packet,
+}
+
 /// One direction of a point-to-point link.
+///
+/// The link is FIFO with a constant rate between changes, so when a packet is
+/// accepted its transmission start, end and arrival are already determined:
+/// the simulator needs one event per packet (its arrival) instead of two, and
+/// only the head of the link is in the event queue at any time. The drop-tail
+/// decision counts the accepted packets whose transmission has not started.
 #[derive(Debug)]
 pub struct Link {
     /// Scenario name of the link (both directions share it).
@@ -67,25 +85,20 @@ pub struct Link {
     /// Incremented each time the link goes down, so that events for packets
     /// lost with it are recognised as stale.
     pub generation: u32,
-    queue: VecDeque<Packet>,
-    transmitting: Option<Packet>,
-    in_flight: VecDeque<Packet>,
-    last_arrival: Instant,
+    /// Accepted packets in FIFO order: propagating, transmitting, waiting.
+    pipe: VecDeque<Scheduled>,
+    /// Index in `pipe` of the first packet not known to have started
+    /// (advanced lazily as time passes).
+    started: usize,
+    /// When the transmitter is free again.
+    busy_until: Instant,
     /// Counters.
     pub stats: LinkStats,
 }
 
-/// What the simulator must schedule after a link operation.
-#[derive(Debug, PartialEq, Eq)]
-pub enum LinkOutcome {
-    /// Nothing to schedule.
-    Idle,
-    /// A transmission started; it completes at this time.
-    TxUntil(Instant),
-}
-
 impl Link {
     /// A link that is up, empty and idle.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         name: String,
         from: u32,
@@ -107,71 +120,95 @@ impl Link {
             rng,
             up: true,
             generation: 0,
-            queue: VecDeque::new(),
-            transmitting: None,
-            in_flight: VecDeque::new(),
-            last_arrival: Instant::ZERO,
+            pipe: VecDeque::new(),
+            started: 0,
+            busy_until: Instant::ZERO,
             stats: LinkStats::default(),
         }
     }
 
-    /// Offers a packet. Returns the dropped packet and why, or what to schedule.
-    pub fn enqueue(&mut self, now: Instant, p: Packet) -> Result<LinkOutcome, (Packet, DropCause)> {
+    /// Packets waiting for the transmitter at `now` (`now` never decreases).
+    pub fn waiting(&mut self, now: Instant) -> usize {
+        while self.started < self.pipe.len() && self.pipe[self.started].start <= now {
+            self.started += 1;
+        }
+        self.pipe.len() - self.started
+    }
+
+    /// Offers a packet at `now`. Returns the dropped packet and why, or, when
+    /// the link was empty, the arrival time of this packet (the new head) for
+    /// the simulator to schedule.
+    pub fn enqueue(&mut self, now: Instant, p: Packet) -> Result<Option<Instant>, (Packet, DropCause)> {
         if !self.up {
             self.stats.drops_link_down += 1;
             return Err((p, DropCause::LinkDown));
         }
-        if self.queue.len() + 1 >= self.queue_limit {
+        let waiting = self.waiting(now);
+        if waiting + 1 >= self.queue_limit {
             self.stats.drops_queue += 1;
             return Err((p, DropCause::Queue));
         }
-        if self.transmitting.is_none() {
-            return Ok(self.start(now, p));
+        let start = now.max(self.busy_until);
+        let end = start + self.rate.transmission_time(u64::from(p.wire_len));
+        self.busy_until = end;
+        // FIFO even if the delay shrinks while packets are in flight.
+        let arrival = (end + self.delay).max(self.pipe.back().map_or(Instant::ZERO, |s| s.arrival));
+        if start > now {
+            self.stats.max_queue = self.stats.max_queue.max(waiting as u64 + 1);
         }
-        self.queue.push_back(p);
-        self.stats.max_queue = self.stats.max_queue.max(self.queue.len() as u64);
-        Ok(LinkOutcome::Idle)
+        let was_empty = self.pipe.is_empty();
+        self.pipe.push_back(Scheduled {
+            start,
+            end,
+            arrival,
+            packet: p,
+        });
+        Ok(was_empty.then_some(arrival))
     }
 
-    fn start(&mut self, now: Instant, p: Packet) -> LinkOutcome {
-        let done = now + self.rate.transmission_time(u64::from(p.wire_len));
-        self.transmitting = Some(p);
-        LinkOutcome::TxUntil(done)
-    }
-
-    /// The packet at the head finished transmission at `now`: it starts
-    /// propagating (arriving at the returned time) and the next one starts.
-    pub fn tx_done(&mut self, now: Instant) -> (Option<Instant>, LinkOutcome) {
-        let Some(p) = self.transmitting.take() else {
-            return (None, LinkOutcome::Idle);
-        };
+    /// The head packet reaches the far end: `Ok` if delivered, `Err` if the
+    /// channel lost it (it still used the link). Also returns the arrival
+    /// time of the next head, to schedule.
+    pub fn arrive(&mut self, channel_loss_rate: f64) -> Option<(Result<Packet, Packet>, Option<Instant>)> {
+        let s = self.pipe.pop_front()?;
+        self.started = self.started.saturating_sub(1);
+        let p = s.packet;
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += u64::from(p.wire_len);
-        // FIFO even if the delay shrinks while packets are in flight.
-        let arrival = (now + self.delay).max(self.last_arrival);
-        self.last_arrival = arrival;
-        self.in_flight.push_back(p);
-        let next = match self.queue.pop_front() {
-            Some(q) => self.start(now, q),
-            None => LinkOutcome::Idle,
-        };
-        (Some(arrival), next)
-    }
-
-    /// The packet at the far end arrives; `Err` if the channel lost it.
-    pub fn arrive(&mut self, channel_loss_rate: f64) -> Option<Result<Packet, Packet>> {
-        let p = self.in_flight.pop_front()?;
         let lost = match self.loss {
             LossModel::None => false,
             LossModel::Bernoulli(rate) => self.rng.chance(rate),
             LossModel::GilbertElliott(_) => self.rng.chance(channel_loss_rate),
         };
+        let next = self.pipe.front().map(|s| s.arrival);
         if lost {
             self.stats.drops_channel += 1;
-            Some(Err(p))
+            Some((Err(p), next))
         } else {
             self.stats.delivered += 1;
-            Some(Ok(p))
+            Some((Ok(p), next))
+        }
+    }
+
+    /// Changes rate or delay at `now`: packets already transmitting keep their
+    /// schedule, waiting ones are re-timed.
+    pub fn reconfigure(&mut self, now: Instant, rate: BitRate, delay: Duration) {
+        self.rate = rate;
+        self.delay = delay;
+        let first_waiting = self.pipe.len() - self.waiting(now);
+        let (mut free, mut last_arrival) = match first_waiting.checked_sub(1) {
+            Some(i) => (self.pipe[i].end.max(now), self.pipe[i].arrival),
+            None => (now, Instant::ZERO),
+        };
+        for s in self.pipe.iter_mut().skip(first_waiting) {
+            s.start = free;
+            s.end = free + rate.transmission_time(u64::from(s.packet.wire_len));
+            s.arrival = (s.end + delay).max(last_arrival);
+            last_arrival = s.arrival;
+            free = s.end;
+        }
+        if first_waiting < self.pipe.len() {
+            self.busy_until = free;
         }
     }
 
@@ -180,10 +217,10 @@ impl Link {
     pub fn go_down(&mut self) -> Vec<Packet> {
         self.up = false;
         self.generation = self.generation.wrapping_add(1);
-        let mut lost: Vec<Packet> = self.queue.drain(..).collect();
-        lost.extend(self.transmitting.take());
-        lost.extend(self.in_flight.drain(..));
+        let lost: Vec<Packet> = self.pipe.drain(..).map(|s| s.packet).collect();
+        self.started = 0;
         self.stats.drops_link_down += lost.len() as u64;
+        self.busy_until = Instant::ZERO;
         lost
     }
 
@@ -192,8 +229,8 @@ impl Link {
         self.up = true;
     }
 
-    /// Packets waiting in the queue.
-    pub fn queue_len(&self) -> usize {
-        self.queue.len()
+    /// Packets accepted and not yet arrived.
+    pub fn in_pipe(&self) -> usize {
+        self.pipe.len()
     }
 }

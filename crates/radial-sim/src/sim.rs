@@ -7,7 +7,7 @@ use radial_core::{AppEvent, Duration, Endpoint, HostEvent, Instant, PathId};
 use crate::app::{Sink, Source};
 use crate::channel::{GilbertElliott, LossModel};
 use crate::event::{EventKind, EventQueue};
-use crate::link::{Link, LinkOutcome};
+use crate::link::Link;
 use crate::metrics::{Aggregate, FlowReport, LinkReport, SeriesPoint, Summary};
 use crate::packet::{Addr, Packet};
 use crate::rng::Rng;
@@ -55,27 +55,12 @@ impl Net {
         let now = self.now;
         let link = &mut self.links[l as usize];
         match link.enqueue(now, p) {
-            Ok(LinkOutcome::TxUntil(t)) => {
+            Ok(Some(arrival)) => {
                 let generation = link.generation;
-                self.events.push(t, EventKind::TxDone { link: l, generation });
+                self.events.push(arrival, EventKind::Arrival { link: l, generation });
             }
-            Ok(LinkOutcome::Idle) => {}
+            Ok(None) => {}
             Err((p, _cause)) => self.recycle(p.data),
-        }
-    }
-
-    fn tx_done(&mut self, l: u32, generation: u32) {
-        let now = self.now;
-        let link = &mut self.links[l as usize];
-        if link.generation != generation {
-            return;
-        }
-        let (arrival, next) = link.tx_done(now);
-        if let Some(at) = arrival {
-            self.events.push(at, EventKind::Arrival { link: l, generation });
-        }
-        if let LinkOutcome::TxUntil(t) = next {
-            self.events.push(t, EventKind::TxDone { link: l, generation });
         }
     }
 }
@@ -119,7 +104,10 @@ pub struct Simulator {
     flows: Vec<FlowState>,
     sources: Vec<OnOff>,
     series: Vec<SeriesPoint>,
+    /// Application write buffer.
     scratch: Vec<u8>,
+    /// Application read buffer.
+    read_buf: Vec<u8>,
     end: Instant,
 }
 
@@ -192,6 +180,7 @@ impl Simulator {
             sources: Vec::new(),
             series: Vec::new(),
             scratch: Vec::new(),
+            read_buf: vec![0; 64 * 1024],
             spec,
         };
         sim.build_flows(&node_addr);
@@ -312,7 +301,6 @@ impl Simulator {
 
     fn dispatch(&mut self, ev: EventKind) {
         match ev {
-            EventKind::TxDone { link, generation } => self.net.tx_done(link, generation),
             EventKind::Arrival { link, generation } => self.arrival(link, generation),
             EventKind::Timer { agent } => self.timer(agent),
             EventKind::FlowStart { flow } => self.start_flow(flow),
@@ -351,15 +339,21 @@ impl Simulator {
             _ => 0.0,
         };
         let to = link.to;
-        match link.arrive(rate) {
-            Some(Ok(p)) => {
+        let Some((outcome, next)) = link.arrive(rate) else {
+            return;
+        };
+        if let Some(at) = next {
+            self.net.events.push(at, EventKind::Arrival { link: l, generation });
+        }
+        match outcome {
+            Ok(p) => {
                 if self.net.iface_node[p.dst.0 as usize] == to {
                     self.deliver(p);
                 } else {
                     self.net.forward(to, p);
                 }
             }
-            Some(Err(p)) => {
+            Err(p) => {
                 // The host's own wireless link lost a packet addressed to it:
                 // the link layer tells the transport (the ELN oracle).
                 let agent = p.dst_agent as usize;
@@ -379,7 +373,6 @@ impl Simulator {
                 }
                 self.net.recycle(p.data);
             }
-            None => {}
         }
     }
 
@@ -452,13 +445,12 @@ impl Simulator {
             }
         }
         if let Some(sink) = a.sink.as_mut() {
-            self.scratch.resize(64 * 1024, 0);
             loop {
-                let n = ep.read(&mut self.scratch);
+                let n = ep.read(&mut self.read_buf);
                 if n == 0 {
                     break;
                 }
-                sink.consume(&self.scratch[..n]);
+                sink.consume(&self.read_buf[..n]);
             }
         }
         if let Some(t) = ep.poll_timeout() {
@@ -537,6 +529,7 @@ impl Simulator {
     }
 
     fn apply_schedule(&mut self, index: u32) {
+        let now = self.net.now;
         let s = self.spec.schedule[index as usize].clone();
         let dirs: &[u32] = match s.direction {
             Direction::Forward => &[0],
@@ -552,8 +545,16 @@ impl Simulator {
                     }
                 }
                 LinkAction::Up => self.net.links[l].go_up(),
-                LinkAction::Rate(r) => self.net.links[l].rate = r,
-                LinkAction::Delay(d) => self.net.links[l].delay = d,
+                LinkAction::Rate(r) => {
+                    let link = &mut self.net.links[l];
+                    let delay = link.delay;
+                    link.reconfigure(now, r, delay);
+                }
+                LinkAction::Delay(d) => {
+                    let link = &mut self.net.links[l];
+                    let rate = link.rate;
+                    link.reconfigure(now, rate, d);
+                }
             }
         }
     }
