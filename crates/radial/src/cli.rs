@@ -61,9 +61,22 @@ enum Command {
         /// Repetitions.
         #[arg(long, default_value_t = 3)]
         repeat: u32,
-        /// Also time ns-2's Tcl version from this directory (tools/ns2).
+        /// Directory of ns-2's Tcl version (default: tools/ns2 if present).
         #[arg(long)]
         ns2_dir: Option<PathBuf>,
+    },
+    /// One timed run for `radial bench` (prints wall_s, events, peak RSS kB).
+    #[command(hide = true)]
+    BenchOne {
+        /// Scenario to time (default: the embedded S2 dumbbell).
+        #[arg(long)]
+        scenario: Option<PathBuf>,
+        /// Simulated duration in seconds (default: the scenario's).
+        #[arg(long)]
+        duration: Option<f64>,
+        /// Seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
 }
 
@@ -140,6 +153,11 @@ pub fn main() -> ExitCode {
             repeat,
             ns2_dir,
         } => crate::bench::bench(scenario.as_deref(), repeat, ns2_dir.as_deref()),
+        Command::BenchOne {
+            scenario,
+            duration,
+            seed,
+        } => crate::bench::bench_one(scenario.as_deref(), duration, seed),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,151 @@
-//! sweep
+//! `radial sweep`: every point and seed of a scenario, in parallel, with a
+//! progress bar; `results.csv` with one row per flow and run.
+
 use std::path::Path;
-use crate::cli::CliError;
-pub fn sweep_cmd(_s: &Path, _o: &Path, _j: Option<usize>) -> Result<(), CliError> { Ok(()) }
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use radial_sim::metrics::Summary;
+use radial_sim::scenario::Point;
+use radial_sim::{Scenario, Simulator};
+
+use crate::cli::{io_err, jobs, CliError};
+use crate::run::write;
+
+/// One finished run of a sweep.
+pub struct RunResult {
+    /// The sweep point.
+    pub point: Point,
+    /// The seed.
+    pub seed: u64,
+    /// Its summary.
+    pub summary: Summary,
+}
+
+/// Runs every (point, seed) of `sc` on `jobs` threads. Results come back in
+/// sweep order whatever the thread timing, so outputs are deterministic.
+pub fn run_sweep(sc: &Scenario, jobs: usize, label: &str) -> Result<Vec<RunResult>, CliError> {
+    let mut tasks = Vec::new();
+    for p in sc.points() {
+        for &seed in &sc.seeds {
+            tasks.push((p.clone(), seed));
+        }
+    }
+    // Build every spec up front: input errors surface before any work.
+    let specs = tasks
+        .iter()
+        .map(|(p, seed)| sc.build(p, *seed))
+        .collect::<Result<Vec<_>, _>>()?;
+    let bar = ProgressBar::new(tasks.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} runs, {elapsed} elapsed, ETA {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(label.to_string());
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Summary>>> = specs.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..jobs.min(specs.len()).max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(spec) = specs.get(i) else { break };
+                let out = Simulator::new(spec.clone()).run();
+                *slots[i].lock().expect("no poisoned slot") = Some(out.summary);
+                bar.inc(1);
+            });
+        }
+    });
+    bar.finish_and_clear();
+    Ok(tasks
+        .into_iter()
+        .zip(slots)
+        .map(|((point, seed), slot)| RunResult {
+            point,
+            seed,
+            summary: slot.into_inner().expect("no poisoned slot").expect("every run finished"),
+        })
+        .collect())
+}
+
+/// `results.csv`: swept parameters, `seed`, `flow`, `protocol`,
+/// `goodput_mbps`, then further metrics (docs/scenarios.md lists them).
+pub fn results_csv(sc: &Scenario, results: &[RunResult]) -> String {
+    let mut out = String::new();
+    for (name, _) in &sc.params {
+        out.push_str(name);
+        out.push(',');
+    }
+    out.push_str("seed,flow,protocol,goodput_mbps,bytes_delivered,retransmits,timeouts,fast_recoveries,corrupt_bytes,completion_time_s\n");
+    for r in results {
+        for f in &r.summary.flows {
+            for (name, _) in &sc.params {
+                out.push_str(&r.point.text(name).unwrap_or_default());
+                out.push(',');
+            }
+            out.push_str(&format!(
+                "{},{},{},{:.6},{},{},{},{},{},{}\n",
+                r.seed,
+                f.name,
+                f.protocol,
+                f.goodput_mbps,
+                f.bytes_delivered,
+                f.retransmits,
+                f.timeouts,
+                f.fast_recoveries,
+                f.corrupt_bytes,
+                f.completion_time_s.map_or(String::new(), |t| format!("{t:.6}")),
+            ));
+        }
+    }
+    out
+}
+
+/// Mean goodput per (point, protocol) over seeds and flows, in sweep order.
+pub fn means(results: &[RunResult]) -> Vec<(Point, String, f64, f64, usize)> {
+    let mut rows: Vec<(Point, String, Vec<f64>)> = Vec::new();
+    for r in results {
+        for f in &r.summary.flows {
+            match rows
+                .iter_mut()
+                .find(|(p, proto, _)| *p == r.point && *proto == f.protocol)
+            {
+                Some(row) => row.2.push(f.goodput_mbps),
+                None => rows.push((r.point.clone(), f.protocol.clone(), vec![f.goodput_mbps])),
+            }
+        }
+    }
+    rows.into_iter()
+        .map(|(p, proto, g)| {
+            let n = g.len() as f64;
+            let mean = g.iter().sum::<f64>() / n;
+            let sd = (g.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
+            (p, proto, mean, sd, g.len())
+        })
+        .collect()
+}
+
+pub fn sweep_cmd(scenario: &Path, out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
+    let sc = Scenario::load(scenario)?;
+    let results = run_sweep(&sc, jobs(jobs_flag), &sc.name)?;
+    std::fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
+    write(&out.join("results.csv"), &results_csv(&sc, &results))?;
+    let corrupt: u64 = results
+        .iter()
+        .flat_map(|r| &r.summary.flows)
+        .map(|f| f.corrupt_bytes)
+        .sum();
+    println!("{}: {} runs", sc.name, results.len());
+    println!("{:<28} {:<12} {:>10} {:>8} {:>6}", "point", "protocol", "mean Mb/s", "sd", "n");
+    for (p, proto, mean, sd, n) in means(&results) {
+        let label = crate::run::describe_point(&p);
+        let label = if label.is_empty() { "-".to_string() } else { label.trim().to_string() };
+        println!("{label:<28} {proto:<12} {mean:>10.4} {sd:>8.4} {n:>6}");
+    }
+    if corrupt > 0 {
+        return Err(CliError::Failed(format!("{corrupt} bytes were delivered corrupted")));
+    }
+    println!("wrote {}", out.join("results.csv").display());
+    Ok(())
+}

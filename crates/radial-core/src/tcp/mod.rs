@@ -107,7 +107,7 @@ impl TcpConfig {
             dupthresh: 3,
             max_sack_blocks: 3,
             handshake: true,
-            send_buffer: 1 << 20,
+            send_buffer: 2 * (window * mss) as usize,
             conn_id: 0,
             isn: SeqNum(0),
         }
