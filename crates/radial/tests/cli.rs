@@ -1,0 +1,143 @@
+//! The `radial` program as a user meets it: exit statuses, error messages that
+//! name the key, and byte-identical outputs for the same scenario and seed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn radial(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_radial"))
+        .args(args)
+        .output()
+        .expect("radial runs")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("radial-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+const GOOD: &str = r#"
+[scenario]
+name = "tiny"
+duration = "5s"
+
+[[node]]
+name = "A"
+[[node]]
+name = "B"
+
+[[link]]
+between = ["A", "B"]
+rate = "2Mbit/s"
+delay = "10ms"
+queue = 20
+loss = 0.01
+
+[[flow]]
+protocol = "tcp-sack"
+from = "A"
+to = "B"
+"#;
+
+fn write_scenario(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write scenario");
+    p
+}
+
+/// Runs a malformed variant of GOOD and checks status 2, the file, line and key.
+fn assert_rejected(replace: (&str, &str), key: &str, line: usize) {
+    let dir = temp_dir(key);
+    let text = GOOD.replacen(replace.0, replace.1, 1);
+    assert_ne!(text, GOOD, "the replacement applies");
+    let path = write_scenario(&dir, "bad.toml", &text);
+    let out = radial(&["run", path.to_str().unwrap(), "--out", dir.join("o").to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(err.contains("bad.toml"), "names the file: {err}");
+    assert!(err.contains(key), "names the key `{key}`: {err}");
+    assert!(err.contains(&format!(":{line}:")), "names line {line}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn unknown_key_is_rejected_with_status_2() {
+    assert_rejected(("queue = 20", "queue = 20\nqueue_size = 3"), "queue_size", 16);
+}
+
+#[test]
+fn bad_unit_is_rejected_with_status_2() {
+    assert_rejected(("rate = \"2Mbit/s\"", "rate = \"2Mbx\""), "rate", 13);
+}
+
+#[test]
+fn negative_rate_is_rejected_with_status_2() {
+    assert_rejected(("rate = \"2Mbit/s\"", "rate = \"-2Mbit/s\""), "rate", 13);
+}
+
+#[test]
+fn unknown_node_is_rejected_with_status_2() {
+    assert_rejected(("to = \"B\"", "to = \"C\""), "to", 21);
+}
+
+#[test]
+fn bad_flags_exit_2() {
+    assert_eq!(radial(&["run"]).status.code(), Some(2));
+    assert_eq!(radial(&["frobnicate"]).status.code(), Some(2));
+    let dir = temp_dir("set");
+    let path = write_scenario(&dir, "ok.toml", GOOD);
+    let out = radial(&["run", path.to_str().unwrap(), "--set", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = radial(&["run", dir.join("missing.toml").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn same_scenario_and_seed_give_identical_summary() {
+    let dir = temp_dir("determinism");
+    let path = write_scenario(&dir, "ok.toml", GOOD);
+    let run = |out: &str, seed: &str| {
+        let o = dir.join(out);
+        let r = radial(&["run", path.to_str().unwrap(), "--seed", seed, "--out", o.to_str().unwrap()]);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        std::fs::read(o.join("summary.json")).expect("summary.json written")
+    };
+    let a = run("a", "7");
+    let b = run("b", "7");
+    let c = run("c", "8");
+    assert_eq!(a, b, "same scenario and seed: byte-identical summary.json");
+    assert_ne!(a, c, "a different seed changes the loss pattern");
+    let summary: serde_json::Value = serde_json::from_slice(&a).unwrap();
+    let flow = &summary["flows"][0];
+    assert_eq!(flow["corrupt_bytes"], 0);
+    assert!(flow["goodput_mbps"].as_f64().unwrap() > 0.5);
+}
+
+#[test]
+fn sweep_writes_one_column_per_parameter() {
+    let dir = temp_dir("sweep");
+    let text = GOOD.replace("loss = 0.01", "loss = \"${loss}\"")
+        + "\n[sweep]\nseeds = [1, 2]\n[sweep.params]\nloss = [0.0, 0.05]\n";
+    let path = write_scenario(&dir, "sweep.toml", &text);
+    let out = dir.join("o");
+    let r = radial(&["sweep", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "2"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("loss,seed,flow,protocol,goodput_mbps,"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 4);
+    let goodput = |loss: &str| -> f64 {
+        rows.iter()
+            .filter(|r| r[0] == loss)
+            .map(|r| r[4].parse::<f64>().unwrap())
+            .sum::<f64>()
+            / 2.0
+    };
+    assert!(goodput("0.0") > 1.5 * goodput("0.05"), "5 % loss hurts TCP: {csv}");
+}
