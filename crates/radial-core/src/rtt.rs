@@ -180,7 +180,10 @@ mod tests {
             e.back_off();
         }
         assert_eq!(e.backoff(), 64);
-        assert_eq!(e.rto(), Duration::from_millis(200 * 64).min(Duration::from_secs(60)));
+        assert_eq!(
+            e.rto(),
+            Duration::from_millis(200 * 64).min(Duration::from_secs(60))
+        );
         e.reset_backoff();
         assert_eq!(e.rto(), Duration::from_millis(200));
     }

@@ -144,7 +144,8 @@ impl Tx {
 
     fn poll(&mut self) -> Vec<Seg> {
         let segs = drain(&mut self.ep, self.cfg.isn, self.now);
-        self.log.extend(segs.iter().filter(|s| s.is_data()).cloned());
+        self.log
+            .extend(segs.iter().filter(|s| s.is_data()).cloned());
         segs
     }
 
@@ -206,7 +207,11 @@ fn established_with(cfg: TcpConfig, data: usize) -> (Tx, Vec<Seg>) {
 fn slow_start_to(tx: &mut Tx, k: u64) {
     for j in 1..=k {
         let sent = tx.ack(j * MSS, &[]);
-        assert_eq!(offsets(&sent), vec![2 * j * MSS, (2 * j + 1) * MSS], "ack {j}");
+        assert_eq!(
+            offsets(&sent),
+            vec![2 * j * MSS, (2 * j + 1) * MSS],
+            "ack {j}"
+        );
     }
     assert_eq!(tx.cwnd(), (2 + k) * MSS);
 }
@@ -217,8 +222,15 @@ fn handshake_then_initial_window_of_two_segments() {
     let syn = tx.poll();
     assert_eq!(syn.len(), 1);
     assert_eq!(syn[0].header.flags, Flags::SYN);
-    assert!(tx.poll().is_empty(), "nothing but the SYN until the SYN|ACK");
-    assert_eq!(tx.cwnd(), MSS, "cwnd is one segment until the handshake completes");
+    assert!(
+        tx.poll().is_empty(),
+        "nothing but the SYN until the SYN|ACK"
+    );
+    assert_eq!(
+        tx.cwnd(),
+        MSS,
+        "cwnd is one segment until the handshake completes"
+    );
     // A plain ACK before the SYN|ACK does not open the connection.
     tx.at(ms(50));
     let plain = ack_datagram(&tx.cfg, 0, &[], Flags::default());
@@ -302,21 +314,79 @@ fn newreno_fast_retransmit_on_third_dupack_with_limited_transmit() {
     assert_eq!(offsets(&s), vec![3 * MSS]);
     assert_eq!(tx.times_sent(3 * MSS), 2);
     assert_eq!(tx.cwnd(), 5 * MSS / 2, "cwnd = 5/2 segments, unrounded");
-    assert_eq!(tx.ep.controller().window().ssthresh, 2 * MSS, "floor(5/2) segments");
+    assert_eq!(
+        tx.ep.controller().window().ssthresh,
+        2 * MSS,
+        "floor(5/2) segments"
+    );
     let st = tx.ep.stats();
     assert_eq!((st.retransmits, st.fast_recoveries), (1, 1));
     // Further dupacks inflate the window by one segment each; the window
     // is cwnd (2) + dupwnd; new data at 10 needs 3 + 2 + dupwnd > 10.
-    assert!(tx.ack(3 * MSS, &[]).is_empty(), "dupwnd 4: window ends at 9");
-    assert!(tx.ack(3 * MSS, &[]).is_empty(), "dupwnd 5: window ends at 10");
+    assert!(
+        tx.ack(3 * MSS, &[]).is_empty(),
+        "dupwnd 4: window ends at 9"
+    );
+    assert!(
+        tx.ack(3 * MSS, &[]).is_empty(),
+        "dupwnd 5: window ends at 10"
+    );
     let s = tx.ack(3 * MSS, &[]);
     assert_eq!(offsets(&s), vec![10 * MSS], "dupwnd 6: one new segment");
     assert_eq!(tx.ep.stats().fast_recoveries, 1, "one recovery episode");
     assert_eq!(tx.cwnd(), 5 * MSS / 2);
     // The full ACK (everything up to 10) ends recovery without a second cut.
     let s = tx.ack(10 * MSS, &[]);
-    assert!(tx.cwnd() >= 5 * MSS / 2 && tx.cwnd() < 4 * MSS, "{}", tx.cwnd());
-    assert!(s.iter().all(|x| x.off >= 11 * MSS), "only new data after recovery");
+    assert!(
+        tx.cwnd() >= 5 * MSS / 2 && tx.cwnd() < 4 * MSS,
+        "{}",
+        tx.cwnd()
+    );
+    assert!(
+        s.iter().all(|x| x.off >= 11 * MSS),
+        "only new data after recovery"
+    );
+}
+
+#[test]
+fn reduction_halves_the_smaller_of_cwnd_and_the_receiver_window() {
+    for variant in [TcpVariant::NewReno, TcpVariant::Sack] {
+        let mut cfg = TcpConfig::ns2(variant);
+        cfg.window = 4; // the receiver window; ssthresh stays at ns-2's initial value
+        let (mut tx, _) = established_with(cfg, 100_000);
+        assert_eq!(offsets(&tx.ack(MSS, &[])), vec![2 * MSS, 3 * MSS]);
+        assert_eq!(offsets(&tx.ack(2 * MSS, &[])), vec![4 * MSS, 5 * MSS]);
+        // cwnd grows past the receiver window, which caps the flight at 4.
+        assert_eq!(offsets(&tx.ack(3 * MSS, &[])), vec![6 * MSS]);
+        assert_eq!(offsets(&tx.ack(4 * MSS, &[])), vec![7 * MSS]);
+        assert_eq!(tx.cwnd(), 6 * MSS);
+        // Segment 4 lost: no limited transmit beyond the receiver window.
+        let sack = |top: u64| vec![(5 * MSS, top * MSS)];
+        assert!(tx.ack(4 * MSS, &sack(6)).is_empty(), "{variant:?}");
+        assert!(tx.ack(4 * MSS, &sack(7)).is_empty(), "{variant:?}");
+        assert_eq!(offsets(&tx.ack(4 * MSS, &sack(8))), vec![4 * MSS]);
+        // min(6, 4) / 2 = 2 segments, not 6 / 2.
+        assert_eq!(tx.cwnd(), 2 * MSS, "{variant:?}");
+        assert_eq!(tx.ep.controller().window().ssthresh, 2 * MSS, "{variant:?}");
+    }
+}
+
+#[test]
+fn reduction_keeps_half_segments_and_a_two_segment_ssthresh_floor() {
+    for variant in [TcpVariant::NewReno, TcpVariant::Sack] {
+        let (mut tx, _) = established(variant, 100_000);
+        slow_start_to(&mut tx, 1);
+        // cwnd 3, [1, 4) outstanding; segment 1 lost.
+        assert_eq!(offsets(&tx.ack(MSS, &[(2 * MSS, 3 * MSS)])), vec![4 * MSS]);
+        assert_eq!(offsets(&tx.ack(MSS, &[(2 * MSS, 4 * MSS)])), vec![5 * MSS]);
+        assert_eq!(offsets(&tx.ack(MSS, &[(2 * MSS, 5 * MSS)])), vec![MSS]);
+        assert_eq!(tx.cwnd(), 1500, "{variant:?}: cwnd 3/2 segments, unrounded");
+        assert_eq!(
+            tx.ep.controller().window().ssthresh,
+            2 * MSS,
+            "{variant:?}: at least 2"
+        );
+    }
 }
 
 #[test]
@@ -331,7 +401,9 @@ fn sack_fast_retransmit_counts_only_dupacks_that_change_the_scoreboard() {
     // Duplicates that add nothing to the scoreboard (repeated blocks, a
     // block below the cumulative ack, no block) do not count.
     assert!(tx.ack(3 * MSS, &[(4 * MSS, 6 * MSS)]).is_empty());
-    assert!(tx.ack(3 * MSS, &[(5 * MSS, 6 * MSS), (4 * MSS, 5 * MSS)]).is_empty());
+    assert!(tx
+        .ack(3 * MSS, &[(5 * MSS, 6 * MSS), (4 * MSS, 5 * MSS)])
+        .is_empty());
     assert!(tx.ack(3 * MSS, &[(MSS, 2 * MSS)]).is_empty());
     assert!(tx.ack(3 * MSS, &[]).is_empty());
     assert_eq!(tx.ep.stats().fast_recoveries, 0, "no fast retransmit yet");
@@ -352,8 +424,14 @@ fn newreno_counts_plain_duplicate_acks() {
     // third plain dupack already triggers fast retransmit.
     let (mut tx, _) = established(TcpVariant::NewReno, 100_000);
     slow_start_to(&mut tx, 3);
-    assert_eq!(offsets(&tx.ack(3 * MSS, &[(4 * MSS, 5 * MSS)])), vec![8 * MSS]);
-    assert_eq!(offsets(&tx.ack(3 * MSS, &[(4 * MSS, 6 * MSS)])), vec![9 * MSS]);
+    assert_eq!(
+        offsets(&tx.ack(3 * MSS, &[(4 * MSS, 5 * MSS)])),
+        vec![8 * MSS]
+    );
+    assert_eq!(
+        offsets(&tx.ack(3 * MSS, &[(4 * MSS, 6 * MSS)])),
+        vec![9 * MSS]
+    );
     let s = tx.ack(3 * MSS, &[(4 * MSS, 6 * MSS)]);
     assert_eq!(offsets(&s), vec![3 * MSS]);
     assert_eq!(tx.ep.stats().fast_recoveries, 1);
@@ -427,7 +505,11 @@ fn sack_recovery_retransmits_each_hole_once() {
             break;
         }
     }
-    assert_eq!(retransmitted, vec![8 * MSS, 10 * MSS, 12 * MSS], "each hole once, in order");
+    assert_eq!(
+        retransmitted,
+        vec![8 * MSS, 10 * MSS, 12 * MSS],
+        "each hole once, in order"
+    );
     let st = tx.ep.stats();
     assert_eq!(st.retransmits, 3);
     assert_eq!(st.fast_recoveries, 1);
@@ -444,7 +526,10 @@ fn sack_recovery_sends_while_pipe_is_below_cwnd() {
     let b = |s: u64, e: u64| (s * MSS, e * MSS);
     // 9, 11, 13 arrive: limited transmit 18, 19, then fast retransmit of 8.
     assert_eq!(offsets(&tx.ack(8 * MSS, &[b(9, 10)])), vec![18 * MSS]);
-    assert_eq!(offsets(&tx.ack(8 * MSS, &[b(11, 12), b(9, 10)])), vec![19 * MSS]);
+    assert_eq!(
+        offsets(&tx.ack(8 * MSS, &[b(11, 12), b(9, 10)])),
+        vec![19 * MSS]
+    );
     let s = tx.ack(8 * MSS, &[b(13, 14), b(11, 12), b(9, 10)]);
     assert_eq!(offsets(&s), vec![8 * MSS]);
     assert_eq!(tx.cwnd(), 5 * MSS);
@@ -452,10 +537,16 @@ fn sack_recovery_sends_while_pipe_is_below_cwnd() {
     // sent until pipe < 5.
     for (k, top) in [(14, 15), (15, 16), (16, 17)] {
         let s = tx.ack(8 * MSS, &[b(13, top), b(11, 12), b(9, 10)]);
-        assert!(s.is_empty(), "pipe still >= cwnd after segment {k}: {:?}", offsets(&s));
+        assert!(
+            s.is_empty(),
+            "pipe still >= cwnd after segment {k}: {:?}",
+            offsets(&s)
+        );
     }
     // Segment 17 arrives: pipe 5 -> still nothing; 18: pipe 4 -> hole 10.
-    assert!(tx.ack(8 * MSS, &[b(13, 18), b(11, 12), b(9, 10)]).is_empty());
+    assert!(tx
+        .ack(8 * MSS, &[b(13, 18), b(11, 12), b(9, 10)])
+        .is_empty());
     let s = tx.ack(8 * MSS, &[b(13, 19), b(11, 12), b(9, 10)]);
     assert_eq!(offsets(&s), vec![10 * MSS]);
     // 19 arrives: pipe back to 4 -> hole 12.
@@ -489,10 +580,17 @@ fn newreno_partial_ack_retransmits_the_next_hole() {
     // The retransmitted 3 arrives: ACK 5 is partial (recover = 10).
     let s = tx.ack(5 * MSS, &[]);
     let o = offsets(&s);
-    assert_eq!(o.first(), Some(&(5 * MSS)), "the next hole goes first: {o:?}");
+    assert_eq!(
+        o.first(),
+        Some(&(5 * MSS)),
+        "the next hole goes first: {o:?}"
+    );
     assert_eq!(tx.times_sent(5 * MSS), 2);
     assert!(o.len() <= 3, "{o:?}");
-    assert!(o[1..].iter().all(|&x| x >= 10 * MSS), "no other retransmission: {o:?}");
+    assert!(
+        o[1..].iter().all(|&x| x >= 10 * MSS),
+        "no other retransmission: {o:?}"
+    );
     let st = tx.ep.stats();
     assert_eq!((st.retransmits, st.fast_recoveries, st.timeouts), (2, 1, 0));
     assert!(tx.cwnd() <= cwnd, "a partial ACK never grows cwnd");
@@ -514,7 +612,10 @@ fn rto_goes_back_n_with_one_segment_and_backs_off() {
         let s = tx.ack(MSS, &[]);
         assert_eq!(offsets(&s), vec![2 * MSS, 3 * MSS]);
         let armed = tx.now;
-        let d1 = tx.ep.poll_timeout().expect("timer armed with data outstanding");
+        let d1 = tx
+            .ep
+            .poll_timeout()
+            .expect("timer armed with data outstanding");
         let rto = d1 - armed;
         assert!(rto >= Duration::from_millis(200), "min RTO: {rto}");
         assert!(rto <= Duration::from_secs(1), "{rto}");
@@ -562,7 +663,11 @@ fn rto_before_handshake_resends_the_syn_with_backoff() {
     let mut tx = Tx::new(TcpConfig::ns2(TcpVariant::NewReno), 10_000);
     assert_eq!(tx.poll().len(), 1);
     let d1 = tx.ep.poll_timeout().unwrap();
-    assert_eq!(d1, Instant::ZERO + Duration::from_secs(3), "initial RTO 3 s");
+    assert_eq!(
+        d1,
+        Instant::ZERO + Duration::from_secs(3),
+        "initial RTO 3 s"
+    );
     tx.at(d1);
     tx.ep.handle_timeout(tx.now);
     let s = tx.poll();
@@ -602,13 +707,19 @@ fn eln_receiver_marks_dupacks_for_a_wireless_loss() {
             datagram: seg(1),
         },
     );
-    assert!(drain(&mut rx, cfg.isn, now).is_empty(), "the event alone sends nothing");
+    assert!(
+        drain(&mut rx, cfg.isn, now).is_empty(),
+        "the event alone sends nothing"
+    );
     for o in 2..5 {
         rx.handle_datagram(now, PathId(0), &seg(o));
         let a = drain(&mut rx, cfg.isn, now);
         assert_eq!(a.len(), 1);
         assert_eq!(a[0].header.ack, cfg.isn + 1u32 + MSS, "duplicate ACK of 1");
-        assert!(a[0].header.flags.contains(Flags::ELN), "dupack {o} carries ELN");
+        assert!(
+            a[0].header.flags.contains(Flags::ELN),
+            "dupack {o} carries ELN"
+        );
         assert!(a[0].header.sack.is_empty(), "ELN is NewReno: no SACK");
     }
     // The retransmission fills the hole: a new ACK without ELN.
@@ -623,7 +734,10 @@ fn eln_receiver_marks_dupacks_for_a_wireless_loss() {
         rx.handle_datagram(now, PathId(0), &seg(o));
         let a = drain(&mut rx, cfg.isn, now);
         assert_eq!(a[0].header.ack, cfg.isn + 1u32 + 6 * MSS);
-        assert!(!a[0].header.flags.contains(Flags::ELN), "congestion loss: no ELN");
+        assert!(
+            !a[0].header.flags.contains(Flags::ELN),
+            "congestion loss: no ELN"
+        );
     }
     let mut buf = vec![0; 20_000];
     assert_eq!(rx.read(&mut buf), 6 * MSS as usize);
@@ -662,7 +776,11 @@ fn eln_trace(variant: TcpVariant, eln: bool) -> Tx {
     assert_eq!(offsets(&tx.ack_with(3 * MSS, &[], flag)), vec![8 * MSS]);
     assert_eq!(offsets(&tx.ack_with(3 * MSS, &[], flag)), vec![9 * MSS]);
     let s = tx.ack_with(3 * MSS, &[], flag);
-    assert_eq!(offsets(&s).first(), Some(&(3 * MSS)), "retransmit on dupack 3");
+    assert_eq!(
+        offsets(&s).first(),
+        Some(&(3 * MSS)),
+        "retransmit on dupack 3"
+    );
     assert_eq!(tx.times_sent(3 * MSS), 2);
     tx
 }
@@ -671,7 +789,11 @@ fn eln_trace(variant: TcpVariant, eln: bool) -> Tx {
 fn eln_sender_retransmits_without_cutting_the_window() {
     let with = eln_trace(TcpVariant::Eln, true);
     assert_eq!(with.cwnd(), 5 * MSS, "ELN: the window is kept");
-    assert_eq!(with.ep.controller().window().ssthresh, 256 * MSS, "ssthresh kept");
+    assert_eq!(
+        with.ep.controller().window().ssthresh,
+        256 * MSS,
+        "ssthresh kept"
+    );
     assert_eq!(with.ep.stats().retransmits, 1);
 
     let without = eln_trace(TcpVariant::Eln, false);
@@ -694,7 +816,11 @@ fn sack_receiver(max_blocks: usize) -> (TcpConfig, TcpReceiver) {
 
 /// Feeds segment `o` and returns (ack offset, SACK blocks as offsets).
 fn rx_segment(cfg: &TcpConfig, rx: &mut TcpReceiver, o: u64) -> (u64, Vec<(u64, u64)>) {
-    rx.handle_datagram(ms(2), PathId(0), &data_datagram(cfg, o * MSS, MSS as usize, Flags::default()));
+    rx.handle_datagram(
+        ms(2),
+        PathId(0),
+        &data_datagram(cfg, o * MSS, MSS as usize, Flags::default()),
+    );
     let a = drain(rx, cfg.isn, ms(2));
     assert_eq!(a.len(), 1, "one ACK per segment");
     let base = cfg.isn + 1u32;
@@ -715,11 +841,20 @@ fn receiver_sack_blocks_first_block_holds_the_trigger() {
     assert_eq!(rx_segment(&cfg, &mut rx, 0), (MSS, vec![]));
     assert_eq!(rx_segment(&cfg, &mut rx, 2), (MSS, vec![k(2, 3)]));
     assert_eq!(rx_segment(&cfg, &mut rx, 4), (MSS, vec![k(4, 5), k(2, 3)]));
-    assert_eq!(rx_segment(&cfg, &mut rx, 6), (MSS, vec![k(6, 7), k(4, 5), k(2, 3)]));
+    assert_eq!(
+        rx_segment(&cfg, &mut rx, 6),
+        (MSS, vec![k(6, 7), k(4, 5), k(2, 3)])
+    );
     // A fourth block: at most 3, the oldest report is dropped.
-    assert_eq!(rx_segment(&cfg, &mut rx, 8), (MSS, vec![k(8, 9), k(6, 7), k(4, 5)]));
+    assert_eq!(
+        rx_segment(&cfg, &mut rx, 8),
+        (MSS, vec![k(8, 9), k(6, 7), k(4, 5)])
+    );
     // Segment 3 joins the blocks of 2 and 4: the merged block comes first.
-    assert_eq!(rx_segment(&cfg, &mut rx, 3), (MSS, vec![k(2, 5), k(8, 9), k(6, 7)]));
+    assert_eq!(
+        rx_segment(&cfg, &mut rx, 3),
+        (MSS, vec![k(2, 5), k(8, 9), k(6, 7)])
+    );
     // Segment 7 extends 6 and joins 8.
     assert_eq!(rx_segment(&cfg, &mut rx, 7), (MSS, vec![k(6, 9), k(2, 5)]));
     // A duplicate of a held segment reports the block holding it first.
@@ -805,5 +940,9 @@ fn sender_and_receiver_complete_a_transfer_with_fin() {
     assert_eq!(closed, (true, true));
     assert_eq!(got, data);
     assert_eq!(tx.stats().retransmits, 0);
-    assert_eq!(tx.poll_timeout(), None, "no timer once everything is acknowledged");
+    assert_eq!(
+        tx.poll_timeout(),
+        None,
+        "no timer once everything is acknowledged"
+    );
 }

@@ -128,7 +128,10 @@ mod tests {
         fill_pattern(9, 13, &mut buf);
         assert!(check_pattern(9, 13, &buf));
         assert!(!check_pattern(9, 14, &buf));
-        assert!(!check_pattern(9, 13 + 8, &buf), "a shift by a word is caught");
+        assert!(
+            !check_pattern(9, 13 + 8, &buf),
+            "a shift by a word is caught"
+        );
         assert!(!check_pattern(8, 13, &buf));
     }
 

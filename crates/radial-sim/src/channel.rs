@@ -70,7 +70,8 @@ impl GilbertElliott {
         } else {
             self.params.good_mean
         };
-        Duration::from_secs_f64(self.rng.exponential(mean.as_secs_f64())).max(Duration::from_nanos(1))
+        Duration::from_secs_f64(self.rng.exponential(mean.as_secs_f64()))
+            .max(Duration::from_nanos(1))
     }
 
     /// Switches state at `now`.

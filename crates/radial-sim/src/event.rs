@@ -69,11 +69,7 @@ impl EventQueue {
     pub fn push(&mut self, time: Instant, kind: EventKind) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Reverse(Entry {
-            time,
-            seq,
-            kind,
-        }));
+        self.heap.push(Reverse(Entry { time, seq, kind }));
     }
     /// The earliest event, if any is due at or before `until`.
     pub fn pop_until(&mut self, until: Instant) -> Option<(Instant, EventKind)> {
@@ -105,13 +101,19 @@ mod tests {
     #[test]
     fn fires_in_time_then_insertion_order() {
         let mut q = EventQueue::new();
-        let t = |ms| Instant::from_nanos(ms * 1_000_000);
+        let t = |ms: u64| Instant::from_nanos(ms * 1_000_000);
         q.push(t(5), EventKind::Sample);
         q.push(t(1), EventKind::Timer { agent: 2 });
         q.push(t(1), EventKind::Timer { agent: 1 });
         q.push(t(9), EventKind::Sample);
-        assert_eq!(q.pop_until(t(10)), Some((t(1), EventKind::Timer { agent: 2 })));
-        assert_eq!(q.pop_until(t(10)), Some((t(1), EventKind::Timer { agent: 1 })));
+        assert_eq!(
+            q.pop_until(t(10)),
+            Some((t(1), EventKind::Timer { agent: 2 }))
+        );
+        assert_eq!(
+            q.pop_until(t(10)),
+            Some((t(1), EventKind::Timer { agent: 1 }))
+        );
         assert_eq!(q.pop_until(t(10)), Some((t(5), EventKind::Sample)));
         assert_eq!(q.pop_until(t(8)), None);
         assert_eq!(q.pop_until(t(10)), Some((t(9), EventKind::Sample)));

@@ -1,15 +1,15 @@
 //! Radial's deterministic packet-level network simulator.
 
+pub mod app;
 pub mod channel;
 pub mod event;
 pub mod link;
+pub mod metrics;
 pub mod packet;
 pub mod rng;
 pub mod routing;
-pub mod spec;
-pub mod app;
-pub mod metrics;
 pub mod sim;
+pub mod spec;
 
 pub use sim::{RunOutput, Simulator};
 pub mod scenario;

@@ -92,6 +92,8 @@ pub struct Link {
     started: usize,
     /// When the transmitter is free again.
     busy_until: Instant,
+    /// Transmission time of the packets that have crossed the link.
+    busy: Duration,
     /// Counters.
     pub stats: LinkStats,
 }
@@ -123,6 +125,7 @@ impl Link {
             pipe: VecDeque::new(),
             started: 0,
             busy_until: Instant::ZERO,
+            busy: Duration::ZERO,
             stats: LinkStats::default(),
         }
     }
@@ -138,7 +141,11 @@ impl Link {
     /// Offers a packet at `now`. Returns the dropped packet and why, or, when
     /// the link was empty, the arrival time of this packet (the new head) for
     /// the simulator to schedule.
-    pub fn enqueue(&mut self, now: Instant, p: Packet) -> Result<Option<Instant>, (Packet, DropCause)> {
+    pub fn enqueue(
+        &mut self,
+        now: Instant,
+        p: Packet,
+    ) -> Result<Option<Instant>, (Packet, DropCause)> {
         if !self.up {
             self.stats.drops_link_down += 1;
             return Err((p, DropCause::LinkDown));
@@ -169,9 +176,13 @@ impl Link {
     /// The head packet reaches the far end: `Ok` if delivered, `Err` if the
     /// channel lost it (it still used the link). Also returns the arrival
     /// time of the next head, to schedule.
-    pub fn arrive(&mut self, channel_loss_rate: f64) -> Option<(Result<Packet, Packet>, Option<Instant>)> {
+    pub fn arrive(
+        &mut self,
+        channel_loss_rate: f64,
+    ) -> Option<(Result<Packet, Packet>, Option<Instant>)> {
         let s = self.pipe.pop_front()?;
         self.started = self.started.saturating_sub(1);
+        self.busy += s.end - s.start;
         let p = s.packet;
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += u64::from(p.wire_len);
@@ -227,6 +238,11 @@ impl Link {
     /// Brings the link back up.
     pub fn go_up(&mut self) {
         self.up = true;
+    }
+
+    /// Time the transmitter spent on packets that have crossed the link.
+    pub fn busy(&self) -> Duration {
+        self.busy
     }
 
     /// Packets accepted and not yet arrived.

@@ -43,7 +43,7 @@ pub struct LinkReport {
     pub name: String,
     /// `A->B`.
     pub direction: String,
-    /// Share of the run the transmitter was busy (tx bytes over capacity).
+    /// Share of the run the transmitter spent on packets that crossed the link.
     pub utilization: f64,
     /// Counters.
     #[serde(flatten)]
@@ -103,7 +103,11 @@ impl Aggregate {
             total_goodput_mbps: total,
             mean_goodput_mbps: mean,
             cov_goodput: if mean > 0.0 { var.sqrt() / mean } else { 0.0 },
-            jain_index: if sq > 0.0 { total * total / (n * sq) } else { 0.0 },
+            jain_index: if sq > 0.0 {
+                total * total / (n * sq)
+            } else {
+                0.0
+            },
         }
     }
 }

@@ -82,8 +82,14 @@ mod tests {
     fn streams_are_reproducible_and_independent() {
         let a: Vec<u64> = (0..4).map(|_| Rng::stream(1, "x").next_u64()).collect();
         assert!(a.windows(2).all(|w| w[0] == w[1]));
-        assert_ne!(Rng::stream(1, "x").next_u64(), Rng::stream(1, "y").next_u64());
-        assert_ne!(Rng::stream(1, "x").next_u64(), Rng::stream(2, "x").next_u64());
+        assert_ne!(
+            Rng::stream(1, "x").next_u64(),
+            Rng::stream(1, "y").next_u64()
+        );
+        assert_ne!(
+            Rng::stream(1, "x").next_u64(),
+            Rng::stream(2, "x").next_u64()
+        );
     }
 
     #[test]

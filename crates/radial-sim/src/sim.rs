@@ -12,9 +12,7 @@ use crate::metrics::{Aggregate, FlowReport, LinkReport, SeriesPoint, Summary};
 use crate::packet::{Addr, Packet};
 use crate::rng::Rng;
 use crate::routing::Routing;
-use crate::spec::{
-    Direction, FlowProtocol, LinkAction, LossSpec, OnOffSpec, RunSpec, Traffic,
-};
+use crate::spec::{Direction, FlowProtocol, LinkAction, LossSpec, OnOffSpec, RunSpec, Traffic};
 
 /// The network: links, channels, routes and the event queue.
 struct Net {
@@ -57,13 +55,21 @@ impl Net {
         match link.enqueue(now, p) {
             Ok(Some(arrival)) => {
                 let generation = link.generation;
-                self.events.push(arrival, EventKind::Arrival { link: l, generation });
+                self.events.push(
+                    arrival,
+                    EventKind::Arrival {
+                        link: l,
+                        generation,
+                    },
+                );
             }
             Ok(None) => {}
             Err((p, _cause)) => self.recycle(p.data),
         }
     }
 }
+
+type BoxedEndpoint = Box<dyn Endpoint>;
 
 /// One socket: an endpoint bound to an interface, or a datagram sink.
 struct Agent {
@@ -92,7 +98,7 @@ struct FlowState {
     receiver: u32,
     source: Option<u32>,
     udp_bytes: u64,
-    udp_datagrams: u64,
+    udp_sent: u64,
     completed_at: Option<Instant>,
 }
 
@@ -198,32 +204,28 @@ impl Simulator {
             let sender = self.agents.len() as u32;
             let receiver = sender + 1;
             let salt = Rng::stream(seed, &format!("flow:{i}:pattern")).next_u64();
-            let (tx_ep, rx_ep, source, sink): (
-                Option<Box<dyn Endpoint>>,
-                Option<Box<dyn Endpoint>>,
-                _,
-                _,
-            ) = match &f.protocol {
-                FlowProtocol::Tcp(config) => {
-                    let mut config = *config;
-                    config.conn_id = i + 1;
-                    let mut clock = Rng::stream(seed, &format!("flow:{i}:clock"));
-                    config.rtt.tick_offset = Duration::from_nanos(
-                        (clock.uniform() * config.rtt.tick.as_nanos() as f64) as u64,
-                    );
-                    let limit = match f.traffic {
-                        Traffic::File(n) => Some(n),
-                        _ => None,
-                    };
-                    (
-                        Some(Box::new(TcpSender::new(config, PathId(0)))),
-                        Some(Box::new(TcpReceiver::new(config, PathId(0)))),
-                        Some(Source::new(salt, limit)),
-                        Some(Sink::new(salt)),
-                    )
-                }
-                FlowProtocol::Udp => (None, None, None, None),
-            };
+            let (tx_ep, rx_ep, source, sink): (Option<BoxedEndpoint>, Option<BoxedEndpoint>, _, _) =
+                match &f.protocol {
+                    FlowProtocol::Tcp(config) => {
+                        let mut config = *config;
+                        config.conn_id = i + 1;
+                        let mut clock = Rng::stream(seed, &format!("flow:{i}:clock"));
+                        config.rtt.tick_offset = Duration::from_nanos(
+                            (clock.uniform() * config.rtt.tick.as_nanos() as f64) as u64,
+                        );
+                        let limit = match f.traffic {
+                            Traffic::File(n) => Some(n),
+                            _ => None,
+                        };
+                        (
+                            Some(Box::new(TcpSender::new(config, PathId(0)))),
+                            Some(Box::new(TcpReceiver::new(config, PathId(0)))),
+                            Some(Source::new(salt, limit)),
+                            Some(Sink::new(salt)),
+                        )
+                    }
+                    FlowProtocol::Udp => (None, None, None, None),
+                };
             self.agents.push(Agent {
                 node: f.from,
                 addr: src_addr,
@@ -262,7 +264,7 @@ impl Simulator {
                 receiver,
                 source,
                 udp_bytes: 0,
-                udp_datagrams: 0,
+                udp_sent: 0,
                 completed_at: None,
             });
         }
@@ -271,14 +273,16 @@ impl Simulator {
     /// Runs to the end of the scenario and reports.
     pub fn run(mut self) -> RunOutput {
         for (i, f) in self.spec.flows.iter().enumerate() {
-            self.net
-                .events
-                .push(Instant::ZERO + f.start, EventKind::FlowStart { flow: i as u32 });
+            self.net.events.push(
+                Instant::ZERO + f.start,
+                EventKind::FlowStart { flow: i as u32 },
+            );
         }
         for (i, s) in self.spec.schedule.iter().enumerate() {
-            self.net
-                .events
-                .push(Instant::ZERO + s.at, EventKind::Schedule { index: i as u32 });
+            self.net.events.push(
+                Instant::ZERO + s.at,
+                EventKind::Schedule { index: i as u32 },
+            );
         }
         for c in 0..self.net.channels.len() {
             let d = self.net.channels[c].sojourn();
@@ -311,7 +315,9 @@ impl Simulator {
                 let ch = &mut self.net.channels[channel as usize];
                 ch.toggle(now);
                 let d = ch.sojourn();
-                self.net.events.push(now + d, EventKind::Channel { channel });
+                self.net
+                    .events
+                    .push(now + d, EventKind::Channel { channel });
             }
             EventKind::Sample => {
                 let t = self.net.now.as_secs_f64();
@@ -343,7 +349,13 @@ impl Simulator {
             return;
         };
         if let Some(at) = next {
-            self.net.events.push(at, EventKind::Arrival { link: l, generation });
+            self.net.events.push(
+                at,
+                EventKind::Arrival {
+                    link: l,
+                    generation,
+                },
+            );
         }
         match outcome {
             Ok(p) => {
@@ -388,7 +400,6 @@ impl Simulator {
             None => {
                 let f = &mut self.flows[self.agents[agent].flow as usize];
                 f.udp_bytes += u64::from(p.wire_len.saturating_sub(self.net.overhead));
-                f.udp_datagrams += 1;
                 self.net.recycle(p.data);
             }
         }
@@ -454,7 +465,7 @@ impl Simulator {
             }
         }
         if let Some(t) = ep.poll_timeout() {
-            if a.timer_at.map_or(true, |s| t < s) {
+            if a.timer_at.is_none_or(|s| t < s) {
                 a.timer_at = Some(t);
                 self.net
                     .events
@@ -500,9 +511,10 @@ impl Simulator {
                 // On period over: stay off for a Pareto-distributed time.
                 src.on_until = None;
                 let off = src.rng.pareto(spec.off.as_secs_f64(), spec.shape);
-                self.net
-                    .events
-                    .push(now + Duration::from_secs_f64(off), EventKind::Source { source: s });
+                self.net.events.push(
+                    now + Duration::from_secs_f64(off),
+                    EventKind::Source { source: s },
+                );
                 return;
             }
             None => {
@@ -522,6 +534,8 @@ impl Simulator {
             data: Vec::new(),
         };
         let node = agent.node;
+        let flow = agent.flow as usize;
+        self.flows[flow].udp_sent += 1;
         self.net.forward(node, p);
         let gap = spec.rate.transmission_time(u64::from(wire_len));
         let next = (now + gap).min(until);
@@ -574,7 +588,7 @@ impl Simulator {
         for (i, (fs, f)) in self.spec.flows.iter().zip(&self.flows).enumerate() {
             let delivered = self.delivered(i);
             let goodput = delivered as f64 * 8.0 / duration / 1e6;
-            let (mut retransmits, mut timeouts, mut fast, mut sent) = (0, 0, 0, f.udp_datagrams);
+            let (mut retransmits, mut timeouts, mut fast, mut sent) = (0, 0, 0, f.udp_sent);
             for a in [f.sender, f.receiver] {
                 if let Some(ep) = &self.agents[a as usize].endpoint {
                     let st = ep.stats();
@@ -613,17 +627,14 @@ impl Simulator {
             .net
             .links
             .iter()
-            .map(|l| {
-                let capacity = l.rate.bytes_in(self.spec.duration).max(1);
-                LinkReport {
-                    name: l.name.clone(),
-                    direction: format!(
-                        "{}->{}",
-                        self.spec.nodes[l.from as usize], self.spec.nodes[l.to as usize]
-                    ),
-                    utilization: l.stats.tx_bytes as f64 / capacity as f64,
-                    stats: l.stats,
-                }
+            .map(|l| LinkReport {
+                name: l.name.clone(),
+                direction: format!(
+                    "{}->{}",
+                    self.spec.nodes[l.from as usize], self.spec.nodes[l.to as usize]
+                ),
+                utilization: l.busy().as_secs_f64() / duration,
+                stats: l.stats,
             })
             .collect();
         RunOutput {

@@ -47,7 +47,11 @@ fn own_max_rss_kb() -> u64 {
 }
 
 /// `radial bench-one`: one run, printed as `wall_s events max_rss_kb`.
-pub fn bench_one(scenario: Option<&Path>, duration_s: Option<f64>, seed: u64) -> Result<(), CliError> {
+pub fn bench_one(
+    scenario: Option<&Path>,
+    duration_s: Option<f64>,
+    seed: u64,
+) -> Result<(), CliError> {
     let sc = load(scenario)?;
     let mut spec = sc.build(&sc.point_with(&[])?, seed)?;
     if let Some(d) = duration_s {
@@ -69,7 +73,9 @@ fn child(args: &[String]) -> Result<Sample, CliError> {
         .output()
         .map_err(|e| CliError::Failed(format!("bench-one: {e}")))?;
     if !out.status.success() {
-        return Err(CliError::Failed(String::from_utf8_lossy(&out.stderr).into_owned()));
+        return Err(CliError::Failed(
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ));
     }
     let text = String::from_utf8_lossy(&out.stdout);
     let v: Vec<&str> = text.split_whitespace().collect();
@@ -100,9 +106,10 @@ fn ns2_run(dir: &Path) -> Option<(f64, Option<u64>)> {
     if !out.status.success() {
         return None;
     }
-    let rss = String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .find_map(|l| l.strip_prefix("maxrss_kb=").and_then(|v| v.trim().parse().ok()));
+    let rss = String::from_utf8_lossy(&out.stderr).lines().find_map(|l| {
+        l.strip_prefix("maxrss_kb=")
+            .and_then(|v| v.trim().parse().ok())
+    });
     Some((wall, rss))
 }
 
@@ -121,7 +128,11 @@ pub fn bench(scenario: Option<&Path>, repeat: u32, ns2_dir: Option<&Path>) -> Re
         d.join("s2-dumbbell.tcl").exists().then_some(d)
     });
     let have_ns = Command::new("ns").arg("-version").output().is_ok();
-    println!("benchmark: {} (seed 1), {} repetitions, median reported", sc.name, repeat.max(1));
+    println!(
+        "benchmark: {} (seed 1), {} repetitions, median reported",
+        sc.name,
+        repeat.max(1)
+    );
     let mut ours = Vec::new();
     let mut theirs = Vec::new();
     for _ in 0..repeat.max(1) {
@@ -135,7 +146,11 @@ pub fn bench(scenario: Option<&Path>, repeat: u32, ns2_dir: Option<&Path>) -> Re
     let wall = median(ours.iter().map(|s| s.wall_s).collect());
     let events = ours[0].events;
     let rss = ours.iter().map(|s| s.max_rss_kb).max().unwrap_or(0);
-    println!("radial : wall {wall:.3} s, {events} events, {:.2} M events/s, peak RSS {} kB", events as f64 / wall / 1e6, rss);
+    println!(
+        "radial : wall {wall:.3} s, {events} events, {:.2} M events/s, peak RSS {} kB",
+        events as f64 / wall / 1e6,
+        rss
+    );
     if theirs.is_empty() {
         println!("ns-2   : not measured (install with tools/ns2/install-ns2.sh; run from the repository root)");
     } else {
@@ -154,7 +169,10 @@ pub fn bench(scenario: Option<&Path>, repeat: u32, ns2_dir: Option<&Path>) -> Re
         let mut args = scen_args.clone();
         args.extend(["--duration".to_string(), format!("{d}")]);
         let s = child(&args)?;
-        println!("  {d:>6.0} s simulated: peak RSS {:>7} kB, wall {:.3} s", s.max_rss_kb, s.wall_s);
+        println!(
+            "  {d:>6.0} s simulated: peak RSS {:>7} kB, wall {:.3} s",
+            s.max_rss_kb, s.wall_s
+        );
     }
     Ok(())
 }

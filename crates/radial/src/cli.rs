@@ -147,7 +147,11 @@ pub fn main() -> ExitCode {
             set,
             out,
         } => crate::run::run(&scenario, seed, &set, &out),
-        Command::Sweep { scenario, out, jobs } => crate::sweep::sweep_cmd(&scenario, &out, jobs),
+        Command::Sweep {
+            scenario,
+            out,
+            jobs,
+        } => crate::sweep::sweep_cmd(&scenario, &out, jobs),
         Command::Bench {
             scenario,
             repeat,

@@ -55,7 +55,10 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
          {} seeds per point. Goodput in Mbit/s, mean ± standard deviation over seeds.\n",
         sc.seeds.len()
     );
-    let _ = writeln!(md, "| loss | tcp-sack | tcp-newreno | tcp-eln | eln / sack |");
+    let _ = writeln!(
+        md,
+        "| loss | tcp-sack | tcp-newreno | tcp-eln | eln / sack |"
+    );
     let _ = writeln!(md, "|---|---|---|---|---|");
     for &l in &losses {
         let cells: Vec<String> = protocols
@@ -66,7 +69,11 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
             (Some((e, ..)), Some((s, ..))) if s > 0.0 => format!("{:.2}", e / s),
             _ => "—".into(),
         };
-        let _ = writeln!(md, "| {l} | {} | {} | {} | {ratio} |", cells[0], cells[1], cells[2]);
+        let _ = writeln!(
+            md,
+            "| {l} | {} | {} | {} | {ratio} |",
+            cells[0], cells[1], cells[2]
+        );
     }
     let _ = writeln!(
         md,

@@ -56,8 +56,11 @@ pub fn line_plot(stem: &Path, fig: &Figure<'_>) -> Result<(), CliError> {
     ensure_font();
     let png = stem.with_extension("png");
     let svg = stem.with_extension("svg");
-    draw(BitMapBackend::new(&png, (900, 560)).into_drawing_area(), fig)
-        .map_err(|e| CliError::Failed(format!("{}: {e}", png.display())))?;
+    draw(
+        BitMapBackend::new(&png, (900, 560)).into_drawing_area(),
+        fig,
+    )
+    .map_err(|e| CliError::Failed(format!("{}: {e}", png.display())))?;
     draw(SVGBackend::new(&svg, (900, 560)).into_drawing_area(), fig)
         .map_err(|e| CliError::Failed(format!("{}: {e}", svg.display())))?;
     Ok(())
@@ -123,7 +126,9 @@ where
                 chart
                     .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))?
                     .label(s.label.clone())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                    });
                 if pts.len() <= 60 {
                     chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
                 }

@@ -8,7 +8,12 @@ use radial_sim::{Scenario, Simulator};
 
 use crate::cli::{io_err, parse_sets, CliError};
 
-pub fn run(scenario: &Path, seed: Option<u64>, sets: &[String], out: &Path) -> Result<(), CliError> {
+pub fn run(
+    scenario: &Path,
+    seed: Option<u64>,
+    sets: &[String],
+    out: &Path,
+) -> Result<(), CliError> {
     let sc = Scenario::load(scenario)?;
     let point = sc.point_with(&parse_sets(sets)?)?;
     let seed = seed.unwrap_or(sc.seeds[0]);
@@ -29,7 +34,10 @@ pub fn run(scenario: &Path, seed: Option<u64>, sets: &[String], out: &Path) -> R
     });
     write(&out.join("timing.json"), &(timing.to_string() + "\n"))?;
     println!("{} seed {}{}", sc.name, seed, describe_point(&point));
-    println!("{:<10} {:<12} {:>12} {:>10} {:>8}", "flow", "protocol", "goodput Mb/s", "rexmits", "RTOs");
+    println!(
+        "{:<10} {:<12} {:>12} {:>10} {:>8}",
+        "flow", "protocol", "goodput Mb/s", "rexmits", "RTOs"
+    );
     for f in &output.summary.flows {
         println!(
             "{:<10} {:<12} {:>12.4} {:>10} {:>8}",

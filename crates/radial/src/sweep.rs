@@ -39,9 +39,11 @@ pub fn run_sweep(sc: &Scenario, jobs: usize, label: &str) -> Result<Vec<RunResul
         .collect::<Result<Vec<_>, _>>()?;
     let bar = ProgressBar::new(tasks.len() as u64);
     bar.set_style(
-        ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} runs, {elapsed} elapsed, ETA {eta}")
-            .expect("valid template")
-            .progress_chars("=> "),
+        ProgressStyle::with_template(
+            "{prefix} [{bar:40}] {pos}/{len} runs, {elapsed} elapsed, ETA {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
     );
     bar.set_prefix(label.to_string());
     let next = AtomicUsize::new(0);
@@ -64,7 +66,10 @@ pub fn run_sweep(sc: &Scenario, jobs: usize, label: &str) -> Result<Vec<RunResul
         .map(|((point, seed), slot)| RunResult {
             point,
             seed,
-            summary: slot.into_inner().expect("no poisoned slot").expect("every run finished"),
+            summary: slot
+                .into_inner()
+                .expect("no poisoned slot")
+                .expect("every run finished"),
         })
         .collect())
 }
@@ -95,7 +100,8 @@ pub fn results_csv(sc: &Scenario, results: &[RunResult]) -> String {
                 f.timeouts,
                 f.fast_recoveries,
                 f.corrupt_bytes,
-                f.completion_time_s.map_or(String::new(), |t| format!("{t:.6}")),
+                f.completion_time_s
+                    .map_or(String::new(), |t| format!("{t:.6}")),
             ));
         }
     }
@@ -120,7 +126,8 @@ pub fn means(results: &[RunResult]) -> Vec<(Point, String, f64, f64, usize)> {
         .map(|(p, proto, g)| {
             let n = g.len() as f64;
             let mean = g.iter().sum::<f64>() / n;
-            let sd = (g.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
+            let sd =
+                (g.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
             (p, proto, mean, sd, g.len())
         })
         .collect()
@@ -137,14 +144,23 @@ pub fn sweep_cmd(scenario: &Path, out: &Path, jobs_flag: Option<usize>) -> Resul
         .map(|f| f.corrupt_bytes)
         .sum();
     println!("{}: {} runs", sc.name, results.len());
-    println!("{:<28} {:<12} {:>10} {:>8} {:>6}", "point", "protocol", "mean Mb/s", "sd", "n");
+    println!(
+        "{:<28} {:<12} {:>10} {:>8} {:>6}",
+        "point", "protocol", "mean Mb/s", "sd", "n"
+    );
     for (p, proto, mean, sd, n) in means(&results) {
         let label = crate::run::describe_point(&p);
-        let label = if label.is_empty() { "-".to_string() } else { label.trim().to_string() };
+        let label = if label.is_empty() {
+            "-".to_string()
+        } else {
+            label.trim().to_string()
+        };
         println!("{label:<28} {proto:<12} {mean:>10.4} {sd:>8.4} {n:>6}");
     }
     if corrupt > 0 {
-        return Err(CliError::Failed(format!("{corrupt} bytes were delivered corrupted")));
+        return Err(CliError::Failed(format!(
+            "{corrupt} bytes were delivered corrupted"
+        )));
     }
     println!("wrote {}", out.join("results.csv").display());
     Ok(())

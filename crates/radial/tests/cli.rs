@@ -53,18 +53,30 @@ fn assert_rejected(replace: (&str, &str), key: &str, line: usize) {
     let text = GOOD.replacen(replace.0, replace.1, 1);
     assert_ne!(text, GOOD, "the replacement applies");
     let path = write_scenario(&dir, "bad.toml", &text);
-    let out = radial(&["run", path.to_str().unwrap(), "--out", dir.join("o").to_str().unwrap()]);
+    let out = radial(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        dir.join("o").to_str().unwrap(),
+    ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "stderr: {err}");
     assert!(err.contains("bad.toml"), "names the file: {err}");
     assert!(err.contains(key), "names the key `{key}`: {err}");
-    assert!(err.contains(&format!(":{line}:")), "names line {line}: {err}");
+    assert!(
+        err.contains(&format!(":{line}:")),
+        "names line {line}: {err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
 }
 
 #[test]
 fn unknown_key_is_rejected_with_status_2() {
-    assert_rejected(("queue = 20", "queue = 20\nqueue_size = 3"), "queue_size", 16);
+    assert_rejected(
+        ("queue = 20", "queue = 20\nqueue_size = 3"),
+        "queue_size",
+        16,
+    );
 }
 
 #[test]
@@ -100,7 +112,14 @@ fn same_scenario_and_seed_give_identical_summary() {
     let path = write_scenario(&dir, "ok.toml", GOOD);
     let run = |out: &str, seed: &str| {
         let o = dir.join(out);
-        let r = radial(&["run", path.to_str().unwrap(), "--seed", seed, "--out", o.to_str().unwrap()]);
+        let r = radial(&[
+            "run",
+            path.to_str().unwrap(),
+            "--seed",
+            seed,
+            "--out",
+            o.to_str().unwrap(),
+        ]);
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
         std::fs::read(o.join("summary.json")).expect("summary.json written")
     };
@@ -122,7 +141,14 @@ fn sweep_writes_one_column_per_parameter() {
         + "\n[sweep]\nseeds = [1, 2]\n[sweep.params]\nloss = [0.0, 0.05]\n";
     let path = write_scenario(&dir, "sweep.toml", &text);
     let out = dir.join("o");
-    let r = radial(&["sweep", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "2"]);
+    let r = radial(&[
+        "sweep",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     let mut lines = csv.lines();
@@ -139,5 +165,8 @@ fn sweep_writes_one_column_per_parameter() {
             .sum::<f64>()
             / 2.0
     };
-    assert!(goodput("0.0") > 1.5 * goodput("0.05"), "5 % loss hurts TCP: {csv}");
+    assert!(
+        goodput("0.0") > 1.5 * goodput("0.05"),
+        "5 % loss hurts TCP: {csv}"
+    );
 }

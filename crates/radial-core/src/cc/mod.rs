@@ -84,7 +84,11 @@ pub enum Controller {
 impl Controller {
     /// A NewReno controller.
     pub fn new_reno(config: CcConfig) -> Self {
-        Controller::NewReno(Classic::new(config, RenoSlowStart, RenoAvoidance::default()))
+        Controller::NewReno(Classic::new(
+            config,
+            RenoSlowStart,
+            RenoAvoidance::default(),
+        ))
     }
 
     /// The current decision.

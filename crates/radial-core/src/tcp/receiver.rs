@@ -90,11 +90,11 @@ impl TcpReceiver {
         if self.config.variant != TcpVariant::Sack {
             return list;
         }
-        let blocks = self.buffer.blocks();
-        if blocks.is_empty() {
+        if self.buffer.pending_bytes() == 0 {
             self.reported.clear();
             return list;
         }
+        let blocks = self.buffer.blocks();
         // RFC 2018 §4: the first block holds the segment that triggered this
         // ACK; the rest repeat the most recently reported blocks.
         let mut chosen: Vec<(u64, u64)> = Vec::new();
@@ -134,7 +134,9 @@ impl TcpReceiver {
     fn hole_is_wireless(&mut self) -> bool {
         let next = self.buffer.next();
         self.wireless_lost.retain(|&(_, e)| e > next);
-        self.wireless_lost.iter().any(|&(s, e)| s <= next && next < e)
+        self.wireless_lost
+            .iter()
+            .any(|&(s, e)| s <= next && next < e)
     }
 }
 
@@ -168,7 +170,7 @@ impl Endpoint for TcpReceiver {
         if trigger.is_none() && self.buffer.next() == 0 && self.config.handshake {
             flags = flags | Flags::SYN;
         }
-        let has_hole = !self.buffer.blocks().is_empty();
+        let has_hole = self.buffer.pending_bytes() > 0;
         if self.config.variant == TcpVariant::Eln && has_hole && self.hole_is_wireless() {
             flags = flags | Flags::ELN;
         }

@@ -110,7 +110,11 @@ mod tests {
         sb.mark_retransmitted(10);
         assert_eq!(sb.next_retransmission(0), Some((20, 10)));
         sb.mark_retransmitted(30);
-        assert_eq!(sb.next_retransmission(0), None, "nothing above 50 is SACKed");
+        assert_eq!(
+            sb.next_retransmission(0),
+            None,
+            "nothing above 50 is SACKed"
+        );
         assert_eq!(sb.sacked_bytes(), 30);
     }
 

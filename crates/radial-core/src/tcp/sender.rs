@@ -16,7 +16,7 @@ use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
 use crate::rtt::RttEstimator;
 use crate::stream::SendBuffer;
 use crate::time::Instant;
-use crate::wire::tcp::{Flags, SackList, TcpHeader};
+use crate::wire::tcp::{Flags, SackList, TcpHeader, MAX_SACK_BLOCKS};
 
 /// A segment decided on and waiting for `poll_transmit`.
 #[derive(Clone, Copy, Debug)]
@@ -345,19 +345,20 @@ impl TcpSender {
             }
             return;
         }
-        let ack = self.config.offset_of(header.ack, self.last_ack).min(self.max_seq);
-        let sack = header
-            .sack
-            .iter()
-            .map(|b| {
-                (
-                    self.config.offset_of(b.start, self.last_ack),
-                    self.config.offset_of(b.end, self.last_ack),
-                )
-            })
-            .collect::<Vec<_>>();
+        let ack = self
+            .config
+            .offset_of(header.ack, self.last_ack)
+            .min(self.max_seq);
+        let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
+        for (slot, b) in blocks.iter_mut().zip(header.sack.iter()) {
+            *slot = (
+                self.config.offset_of(b.start, self.last_ack),
+                self.config.offset_of(b.end, self.last_ack),
+            );
+        }
+        let sack = &blocks[..header.sack.len()];
         match self.config.variant {
-            TcpVariant::Sack => self.on_ack_sack(now, ack, &sack),
+            TcpVariant::Sack => self.on_ack_sack(now, ack, sack),
             TcpVariant::NewReno | TcpVariant::Eln => {
                 self.on_ack_newreno(now, ack, header.flags.contains(Flags::ELN))
             }
@@ -426,17 +427,22 @@ impl TcpSender {
         }
     }
 
+    /// False while the acknowledgments are still inside the window of the last
+    /// recovery or timeout (ns-2 `bugFix_`: no second fast retransmit for the
+    /// same window), except before any data was acknowledged.
+    fn may_fast_retransmit(&self) -> bool {
+        self.recover.is_none_or(|r| self.highest_ack > r) || self.highest_ack == 0
+    }
+
     /// ns-2 `Sack1TcpAgent::dupack_action`.
     fn sack_dupack_action(&mut self, now: Instant) {
-        let recovered = self.recover.map_or(true, |r| self.highest_ack > r);
-        if !recovered && self.highest_ack > 0 {
-            // Still inside the window of the last timeout (ns-2 bugFix_).
+        if !self.may_fast_retransmit() {
             return;
         }
         let mss = self.mss();
         self.recover = Some(self.max_seq);
-        self.pipe = ((self.max_seq - self.highest_ack) / mss) as i64
-            - i64::from(self.config.dupthresh);
+        self.pipe =
+            ((self.max_seq - self.highest_ack) / mss) as i64 - i64::from(self.config.dupthresh);
         self.restart_timer(now, false);
         self.fast_recovery = true;
         self.last_action = LastAction::DupAck;
@@ -451,8 +457,8 @@ impl TcpSender {
     fn on_ack_newreno(&mut self, now: Instant, ack: u64, eln: bool) {
         let mss = self.mss();
         if ack > self.last_ack {
-            let in_recovery = self.last_action == LastAction::DupAck
-                && self.recover.is_some_and(|r| ack < r);
+            let in_recovery =
+                self.last_action == LastAction::DupAck && self.recover.is_some_and(|r| ack < r);
             if !in_recovery {
                 if self.dupwnd > 0 {
                     self.dupwnd = 0;
@@ -491,8 +497,7 @@ impl TcpSender {
             self.dupacks += 1;
             if self.dupacks == self.config.dupthresh {
                 self.newreno_dupack_action(now, eln);
-            } else if self.dupacks > self.config.dupthresh
-                && self.last_action == LastAction::DupAck
+            } else if self.dupacks > self.config.dupthresh && self.last_action == LastAction::DupAck
             {
                 self.dupwnd += 1;
             } else if self.dupacks < self.config.dupthresh {
@@ -509,8 +514,7 @@ impl TcpSender {
     /// ns-2 Reno/NewReno `dupack_action`. With ELN set on the triggering
     /// duplicate ACK the hole is resent without a window reduction.
     fn newreno_dupack_action(&mut self, now: Instant, eln: bool) {
-        let recovered = self.recover.map_or(true, |r| self.highest_ack > r);
-        if !recovered && self.highest_ack > 0 {
+        if !self.may_fast_retransmit() {
             return;
         }
         self.recover = Some(self.max_seq);

@@ -256,9 +256,15 @@ mod tests {
         buf[2] = 9;
         assert_eq!(
             TcpHeader::parse(&buf),
-            Err(WireError::BadField { field: "nblocks", value: 9 })
+            Err(WireError::BadField {
+                field: "nblocks",
+                value: 9
+            })
         );
-        assert!(matches!(TcpHeader::parse(&buf[..7]), Err(WireError::Truncated { .. })));
+        assert!(matches!(
+            TcpHeader::parse(&buf[..7]),
+            Err(WireError::Truncated { .. })
+        ));
         buf[0] = 0x20;
         assert_eq!(TcpHeader::parse(&buf), Err(WireError::BadVersion(2)));
     }

@@ -40,7 +40,11 @@ pub struct ScenarioError {
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.line {
-            Some(l) => write!(f, "{}:{}: key `{}`: {}", self.file, l, self.key, self.message),
+            Some(l) => write!(
+                f,
+                "{}:{}: key `{}`: {}",
+                self.file, l, self.key, self.message
+            ),
             None => write!(f, "{}: key `{}`: {}", self.file, self.key, self.message),
         }
     }
@@ -113,7 +117,10 @@ impl Scenario {
                 e.message().to_string(),
             )
         })?;
-        let sweep_line = text.lines().position(|l| l.trim() == "[sweep]").map(|i| i + 1);
+        let sweep_line = text
+            .lines()
+            .position(|l| l.trim() == "[sweep]")
+            .map(|i| i + 1);
         let mut params = Vec::new();
         let mut seeds = Vec::new();
         if let Some(sweep) = table.get("sweep") {
@@ -124,7 +131,11 @@ impl Scenario {
                 match k.as_str() {
                     "seeds" => {
                         let list = v.as_array().ok_or_else(|| {
-                            err(sweep_line, "sweep.seeds", "must be a list of integers".into())
+                            err(
+                                sweep_line,
+                                "sweep.seeds",
+                                "must be a list of integers".into(),
+                            )
                         })?;
                         for s in list {
                             match s.as_integer() {
@@ -144,15 +155,14 @@ impl Scenario {
                             err(sweep_line, "sweep.params", "must be a table".into())
                         })?;
                         for (name, values) in t {
-                            let list = values.as_array().filter(|a| !a.is_empty()).ok_or_else(
-                                || {
+                            let list =
+                                values.as_array().filter(|a| !a.is_empty()).ok_or_else(|| {
                                     err(
                                         sweep_line,
                                         &format!("sweep.params.{name}"),
                                         "must be a non-empty list".into(),
                                     )
-                                },
-                            )?;
+                                })?;
                             params.push((name.clone(), list.clone()));
                         }
                     }
@@ -166,8 +176,6 @@ impl Scenario {
                 }
             }
         }
-        // Preserve declaration order of params as written in the file.
-        params.sort_by_key(|(name, _)| text.find(&format!("\n{name}")).unwrap_or(usize::MAX));
         let name = table
             .get("scenario")
             .and_then(|s| s.get("name"))
@@ -222,12 +230,16 @@ impl Scenario {
             p.values.push((name.clone(), values[0].clone()));
         }
         for (k, v) in overrides {
-            let slot = p.values.iter_mut().find(|(n, _)| n == k).ok_or_else(|| ScenarioError {
-                file: self.file.clone(),
-                line: None,
-                key: k.clone(),
-                message: "no such sweep parameter".into(),
-            })?;
+            let slot = p
+                .values
+                .iter_mut()
+                .find(|(n, _)| n == k)
+                .ok_or_else(|| ScenarioError {
+                    file: self.file.clone(),
+                    line: None,
+                    key: k.clone(),
+                    message: "no such sweep parameter".into(),
+                })?;
             slot.1 = v
                 .parse::<i64>()
                 .map(toml::Value::Integer)
@@ -303,7 +315,12 @@ struct Resolver<'a> {
 }
 
 impl Resolver<'_> {
-    fn err<T>(&self, span: Option<std::ops::Range<usize>>, key: String, message: String) -> Result<T, ScenarioError> {
+    fn err<T>(
+        &self,
+        span: Option<std::ops::Range<usize>>,
+        key: String,
+        message: String,
+    ) -> Result<T, ScenarioError> {
         Err(ScenarioError {
             file: self.file.to_string(),
             line: span.map(|s| line_of(self.text, s.start)),
@@ -312,10 +329,19 @@ impl Resolver<'_> {
         })
     }
 
-    fn node(&self, names: &[String], s: &Spanned<String>, key: String) -> Result<u32, ScenarioError> {
+    fn node(
+        &self,
+        names: &[String],
+        s: &Spanned<String>,
+        key: String,
+    ) -> Result<u32, ScenarioError> {
         match names.iter().position(|n| n == s.get_ref()) {
             Some(i) => Ok(i as u32),
-            None => self.err(Some(s.span()), key, format!("unknown node `{}`", s.get_ref())),
+            None => self.err(
+                Some(s.span()),
+                key,
+                format!("unknown node `{}`", s.get_ref()),
+            ),
         }
     }
 
@@ -324,7 +350,11 @@ impl Resolver<'_> {
         for (i, n) in file.nodes.iter().enumerate() {
             for name in expand(n.name.get_ref(), n.count) {
                 if nodes.contains(&name) {
-                    return self.err(Some(n.name.span()), format!("node[{i}].name"), format!("duplicate node `{name}`"));
+                    return self.err(
+                        Some(n.name.span()),
+                        format!("node[{i}].name"),
+                        format!("duplicate node `{name}`"),
+                    );
                 }
                 nodes.push(name);
             }
@@ -334,7 +364,13 @@ impl Resolver<'_> {
         for (i, l) in file.links.iter().enumerate() {
             let count = l.count.unwrap_or(0);
             for k in 0..count.max(1) {
-                let sub = |s: &str| if count > 0 { s.replace("{i}", &(k + 1).to_string()) } else { s.to_string() };
+                let sub = |s: &str| {
+                    if count > 0 {
+                        s.replace("{i}", &(k + 1).to_string())
+                    } else {
+                        s.to_string()
+                    }
+                };
                 let ends = l.between.get_ref();
                 let mut ids = [0u32; 2];
                 for (j, e) in ends.iter().enumerate() {
@@ -342,18 +378,20 @@ impl Resolver<'_> {
                     ids[j] = self.node(&nodes, &s, format!("link[{i}].between"))?;
                 }
                 if ids[0] == ids[1] {
-                    return self.err(Some(l.between.span()), format!("link[{i}].between"), "a link needs two different nodes".into());
+                    return self.err(
+                        Some(l.between.span()),
+                        format!("link[{i}].between"),
+                        "a link needs two different nodes".into(),
+                    );
                 }
-                let name = l
-                    .name
-                    .as_deref()
-                    .map(sub)
-                    .unwrap_or_else(|| format!("{}-{}", nodes[ids[0] as usize], nodes[ids[1] as usize]));
+                let name = l.name.as_deref().map(sub).unwrap_or_else(|| {
+                    format!("{}-{}", nodes[ids[0] as usize], nodes[ids[1] as usize])
+                });
                 let queue = match &l.queue {
                     None => 1000,
-                    Some(q) if *q.get_ref() >= 1 => *q.get_ref() as usize,
+                    Some(q) if *q.get_ref() >= 2 => *q.get_ref() as usize,
                     Some(q) => {
-                        return self.err(Some(q.span()), format!("link[{i}].queue"), format!("queue limit `{}` must be at least 1 packet", q.get_ref()))
+                        return self.err(Some(q.span()), format!("link[{i}].queue"), format!("queue limit `{}` must be at least 2 packets (a limit of N holds N - 1 waiting packets plus the one on the wire, as ns-2's DropTail; 1 would drop everything)", q.get_ref()))
                     }
                 };
                 let (fwd, rev) = match &l.loss {
@@ -373,7 +411,13 @@ impl Resolver<'_> {
                 });
             }
         }
-        if links.iter().map(|l| &l.name).collect::<std::collections::BTreeSet<_>>().len() != links.len() {
+        if links
+            .iter()
+            .map(|l| &l.name)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+            != links.len()
+        {
             return self.err(None, "link.name".into(), "link names must be unique".into());
         }
         let mut connected = vec![false; nodes.len()];
@@ -386,23 +430,49 @@ impl Resolver<'_> {
             let count = f.count.unwrap_or(0);
             for k in 0..count.max(1) {
                 let idx = flows.len();
-                let sub = |s: &str| if count > 0 { s.replace("{i}", &(k + 1).to_string()) } else { s.to_string() };
-                let from = self.node(&nodes, &Spanned::new(f.from.span(), sub(f.from.get_ref())), format!("flow[{i}].from"))?;
-                let to = self.node(&nodes, &Spanned::new(f.to.span(), sub(f.to.get_ref())), format!("flow[{i}].to"))?;
+                let sub = |s: &str| {
+                    if count > 0 {
+                        s.replace("{i}", &(k + 1).to_string())
+                    } else {
+                        s.to_string()
+                    }
+                };
+                let from = self.node(
+                    &nodes,
+                    &Spanned::new(f.from.span(), sub(f.from.get_ref())),
+                    format!("flow[{i}].from"),
+                )?;
+                let to = self.node(
+                    &nodes,
+                    &Spanned::new(f.to.span(), sub(f.to.get_ref())),
+                    format!("flow[{i}].to"),
+                )?;
                 for (end, id, key) in [(&f.from, from, "from"), (&f.to, to, "to")] {
                     if !connected[id as usize] {
-                        return self.err(Some(end.span()), format!("flow[{i}].{key}"), format!("node `{}` has no link", nodes[id as usize]));
+                        return self.err(
+                            Some(end.span()),
+                            format!("flow[{i}].{key}"),
+                            format!("node `{}` has no link", nodes[id as usize]),
+                        );
                     }
                 }
                 if from == to {
-                    return self.err(Some(f.to.span()), format!("flow[{i}].to"), "a flow needs two different nodes".into());
+                    return self.err(
+                        Some(f.to.span()),
+                        format!("flow[{i}].to"),
+                        "a flow needs two different nodes".into(),
+                    );
                 }
                 let start = match &f.start {
                     None => Duration::ZERO,
                     Some(StartValue::At(t)) => t.0,
                     Some(StartValue::Uniform { uniform: [a, b] }) => {
                         if b.0 < a.0 {
-                            return self.err(None, format!("flow[{i}].start"), "uniform range must be [low, high]".into());
+                            return self.err(
+                                None,
+                                format!("flow[{i}].start"),
+                                "uniform range must be [low, high]".into(),
+                            );
                         }
                         let mut r = Rng::stream(seed, &format!("flow:{idx}:start"));
                         a.0 + Duration::from_secs_f64(r.uniform() * (b.0 - a.0).as_secs_f64())
@@ -411,22 +481,40 @@ impl Resolver<'_> {
                 let proto = f.protocol.get_ref().as_str();
                 let (protocol, traffic) = if proto == "udp" {
                     let Some(t) = &f.traffic else {
-                        return self.err(Some(f.protocol.span()), format!("flow[{i}].traffic"), "a `udp` flow needs a `traffic` table".into());
+                        return self.err(
+                            Some(f.protocol.span()),
+                            format!("flow[{i}].traffic"),
+                            "a `udp` flow needs a `traffic` table".into(),
+                        );
                     };
                     if t.kind != "pareto-onoff" {
-                        return self.err(Some(f.protocol.span()), format!("flow[{i}].traffic.kind"), format!("unknown traffic kind `{}` (expected `pareto-onoff`)", t.kind));
+                        return self.err(
+                            Some(f.protocol.span()),
+                            format!("flow[{i}].traffic.kind"),
+                            format!(
+                                "unknown traffic kind `{}` (expected `pareto-onoff`)",
+                                t.kind
+                            ),
+                        );
                     }
                     let shape = t.shape.unwrap_or(1.5);
-                    if !(shape > 1.0) {
-                        return self.err(Some(f.protocol.span()), format!("flow[{i}].traffic.shape"), "Pareto shape must exceed 1".into());
+                    if shape.is_nan() || shape <= 1.0 {
+                        return self.err(
+                            Some(f.protocol.span()),
+                            format!("flow[{i}].traffic.shape"),
+                            "Pareto shape must exceed 1".into(),
+                        );
                     }
-                    (FlowProtocol::Udp, Traffic::OnOff(OnOffSpec {
-                        rate: t.rate.0,
-                        on: t.on.0,
-                        off: t.off.0,
-                        shape,
-                        packet_size: t.packet_size.unwrap_or(1000),
-                    }))
+                    (
+                        FlowProtocol::Udp,
+                        Traffic::OnOff(OnOffSpec {
+                            rate: t.rate.0,
+                            on: t.on.0,
+                            off: t.off.0,
+                            shape,
+                            packet_size: t.packet_size.unwrap_or(1000),
+                        }),
+                    )
                 } else {
                     let Some(variant) = TcpVariant::from_name(proto) else {
                         return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: tcp-newreno, tcp-sack, tcp-eln, udp)"));
@@ -439,32 +527,81 @@ impl Resolver<'_> {
                         Some(s) => Traffic::File(s.0),
                         None => Traffic::Bulk,
                     };
-                    (FlowProtocol::Tcp(self.tcp_config(variant, &table, &format!("flow[{i}].tcp"))?), traffic)
+                    (
+                        FlowProtocol::Tcp(self.tcp_config(
+                            variant,
+                            &table,
+                            &format!("flow[{i}].tcp"),
+                        )?),
+                        traffic,
+                    )
                 };
-                let name = f.name.as_deref().map(sub).unwrap_or_else(|| format!("{idx}"));
-                flows.push(FlowSpec { name, protocol, from, to, start, traffic });
+                let name = f
+                    .name
+                    .as_deref()
+                    .map(sub)
+                    .unwrap_or_else(|| format!("{idx}"));
+                flows.push(FlowSpec {
+                    name,
+                    protocol,
+                    from,
+                    to,
+                    start,
+                    traffic,
+                });
             }
         }
         let mut schedule = Vec::new();
         for (i, s) in file.schedule.iter().enumerate() {
             let Some(link) = links.iter().position(|l| &l.name == s.link.get_ref()) else {
-                return self.err(Some(s.link.span()), format!("schedule[{i}].link"), format!("unknown link `{}`", s.link.get_ref()));
+                return self.err(
+                    Some(s.link.span()),
+                    format!("schedule[{i}].link"),
+                    format!("unknown link `{}`", s.link.get_ref()),
+                );
             };
             let action = match s.action.get_ref().as_str() {
                 "down" => LinkAction::Down,
                 "up" => LinkAction::Up,
                 "rate" => match s.rate {
                     Some(r) => LinkAction::Rate(r.0),
-                    None => return self.err(Some(s.action.span()), format!("schedule[{i}].rate"), "action `rate` needs `rate`".into()),
+                    None => {
+                        return self.err(
+                            Some(s.action.span()),
+                            format!("schedule[{i}].rate"),
+                            "action `rate` needs `rate`".into(),
+                        )
+                    }
                 },
                 "delay" => match s.delay {
                     Some(d) => LinkAction::Delay(d.0),
-                    None => return self.err(Some(s.action.span()), format!("schedule[{i}].delay"), "action `delay` needs `delay`".into()),
+                    None => {
+                        return self.err(
+                            Some(s.action.span()),
+                            format!("schedule[{i}].delay"),
+                            "action `delay` needs `delay`".into(),
+                        )
+                    }
                 },
-                other => return self.err(Some(s.action.span()), format!("schedule[{i}].action"), format!("unknown action `{other}` (down, up, rate, delay)")),
+                other => {
+                    return self.err(
+                        Some(s.action.span()),
+                        format!("schedule[{i}].action"),
+                        format!("unknown action `{other}` (down, up, rate, delay)"),
+                    )
+                }
             };
-            let direction = self.direction(s.direction.as_deref(), &format!("schedule[{i}].direction"), Some(s.action.span()))?;
-            schedule.push(ScheduleSpec { at: s.at.0, link: link as u32, direction, action });
+            let direction = self.direction(
+                s.direction.as_deref(),
+                &format!("schedule[{i}].direction"),
+                Some(s.action.span()),
+            )?;
+            schedule.push(ScheduleSpec {
+                at: s.at.0,
+                link: link as u32,
+                direction,
+                action,
+            });
         }
         Ok(RunSpec {
             name: file.scenario.name,
@@ -476,45 +613,80 @@ impl Resolver<'_> {
             flows,
             schedule,
             overhead_bytes: file.scenario.overhead_bytes.unwrap_or(20),
-            sample_interval: file.scenario.sample_interval.map_or(Duration::from_millis(100), |t| t.0),
+            sample_interval: file
+                .scenario
+                .sample_interval
+                .map_or(Duration::from_millis(100), |t| t.0),
         })
     }
 
-    fn direction(&self, d: Option<&str>, key: &str, span: Option<std::ops::Range<usize>>) -> Result<Direction, ScenarioError> {
+    fn direction(
+        &self,
+        d: Option<&str>,
+        key: &str,
+        span: Option<std::ops::Range<usize>>,
+    ) -> Result<Direction, ScenarioError> {
         match d.unwrap_or("both") {
             "both" => Ok(Direction::Both),
             "forward" => Ok(Direction::Forward),
             "reverse" => Ok(Direction::Reverse),
-            other => self.err(span, key.to_string(), format!("unknown direction `{other}` (both, forward, reverse)")),
+            other => self.err(
+                span,
+                key.to_string(),
+                format!("unknown direction `{other}` (both, forward, reverse)"),
+            ),
         }
     }
 
-    fn loss(&self, v: &Spanned<LossValue>, key: &str, channels: &mut Vec<GilbertElliottParams>) -> Result<(LossSpec, LossSpec), ScenarioError> {
+    fn loss(
+        &self,
+        v: &Spanned<LossValue>,
+        key: &str,
+        channels: &mut Vec<GilbertElliottParams>,
+    ) -> Result<(LossSpec, LossSpec), ScenarioError> {
         let span = Some(v.span());
         let prob = |p: f64, k: &str| -> Result<f64, ScenarioError> {
             if (0.0..=1.0).contains(&p) {
                 Ok(p)
             } else {
-                self.err(span.clone(), format!("{key}{k}"), format!("loss probability `{p}` must be within [0, 1]"))
+                self.err(
+                    span.clone(),
+                    format!("{key}{k}"),
+                    format!("loss probability `{p}` must be within [0, 1]"),
+                )
             }
         };
         let (spec, dir, shared) = match v.get_ref() {
             LossValue::Rate(p) => (LossSpec::Bernoulli(prob(*p, "")?), Direction::Both, true),
             LossValue::Model(t) => {
-                let dir = self.direction(t.direction.as_deref(), &format!("{key}.direction"), span.clone())?;
+                let dir = self.direction(
+                    t.direction.as_deref(),
+                    &format!("{key}.direction"),
+                    span.clone(),
+                )?;
                 match t.model.as_str() {
                     "bernoulli" => {
                         let Some(p) = t.rate else {
-                            return self.err(span, format!("{key}.rate"), "model `bernoulli` needs `rate`".into());
+                            return self.err(
+                                span,
+                                format!("{key}.rate"),
+                                "model `bernoulli` needs `rate`".into(),
+                            );
                         };
                         (LossSpec::Bernoulli(prob(p, ".rate")?), dir, true)
                     }
                     "gilbert-elliott" => {
-                        let (Some(g), Some(b), Some(gm), Some(bm)) = (t.good_loss, t.bad_loss, t.good_mean, t.bad_mean) else {
+                        let (Some(g), Some(b), Some(gm), Some(bm)) =
+                            (t.good_loss, t.bad_loss, t.good_mean, t.bad_mean)
+                        else {
                             return self.err(span, key.to_string(), "model `gilbert-elliott` needs good_loss, bad_loss, good_mean and bad_mean".into());
                         };
                         if gm.0.is_zero() || bm.0.is_zero() {
-                            return self.err(span, key.to_string(), "state means must be positive".into());
+                            return self.err(
+                                span,
+                                key.to_string(),
+                                "state means must be positive".into(),
+                            );
                         }
                         channels.push(GilbertElliottParams {
                             good_loss: prob(g, ".good_loss")?,
@@ -522,9 +694,19 @@ impl Resolver<'_> {
                             good_mean: gm.0,
                             bad_mean: bm.0,
                         });
-                        (LossSpec::GilbertElliott(channels.len() as u32 - 1), dir, t.shared.unwrap_or(true))
+                        (
+                            LossSpec::GilbertElliott(channels.len() as u32 - 1),
+                            dir,
+                            t.shared.unwrap_or(true),
+                        )
                     }
-                    other => return self.err(span, format!("{key}.model"), format!("unknown loss model `{other}` (bernoulli, gilbert-elliott)")),
+                    other => {
+                        return self.err(
+                            span,
+                            format!("{key}.model"),
+                            format!("unknown loss model `{other}` (bernoulli, gilbert-elliott)"),
+                        )
+                    }
                 }
             }
         };
@@ -543,7 +725,12 @@ impl Resolver<'_> {
         })
     }
 
-    fn tcp_config(&self, variant: TcpVariant, t: &TcpTable, key: &str) -> Result<TcpConfig, ScenarioError> {
+    fn tcp_config(
+        &self,
+        variant: TcpVariant,
+        t: &TcpTable,
+        key: &str,
+    ) -> Result<TcpConfig, ScenarioError> {
         let mut c = TcpConfig::ns2(variant);
         let positive = |v: u64, k: &str| -> Result<u64, ScenarioError> {
             if v == 0 {
@@ -595,7 +782,9 @@ impl Resolver<'_> {
 fn expand(name: &str, count: Option<u32>) -> Vec<String> {
     match count {
         None => vec![name.to_string()],
-        Some(n) => (1..=n).map(|i| name.replace("{i}", &i.to_string())).collect(),
+        Some(n) => (1..=n)
+            .map(|i| name.replace("{i}", &i.to_string()))
+            .collect(),
     }
 }
 

@@ -28,7 +28,11 @@ pub fn parse_rate(s: &str) -> Result<BitRate, String> {
         "kbit/s" | "kbps" | "Kbit/s" | "Kbps" => 1e3,
         "Mbit/s" | "Mbps" | "mbit/s" => 1e6,
         "Gbit/s" | "Gbps" => 1e9,
-        "" => return Err(format!("rate `{s}` has no unit (bit/s, kbit/s, Mbit/s, Gbit/s)")),
+        "" => {
+            return Err(format!(
+                "rate `{s}` has no unit (bit/s, kbit/s, Mbit/s, Gbit/s)"
+            ))
+        }
         _ => {
             return Err(format!(
                 "rate `{s}` has unknown unit `{unit}` (bit/s, kbit/s, Mbit/s, Gbit/s)"
@@ -52,7 +56,11 @@ pub fn parse_time(s: &str) -> Result<Duration, String> {
         "s" => 1.0,
         "min" => 60.0,
         "" => return Err(format!("time `{s}` has no unit (ns, us, ms, s, min)")),
-        _ => return Err(format!("time `{s}` has unknown unit `{unit}` (ns, us, ms, s, min)")),
+        _ => {
+            return Err(format!(
+                "time `{s}` has unknown unit `{unit}` (ns, us, ms, s, min)"
+            ))
+        }
     };
     if !v.is_finite() || v < 0.0 {
         return Err(format!("time `{s}` must not be negative"));
@@ -72,7 +80,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "KiB" => 1024.0,
         "MiB" => 1024.0 * 1024.0,
         "GiB" => 1024.0 * 1024.0 * 1024.0,
-        "" => return Err(format!("size `{s}` has no unit (B, kB, MB, GB, KiB, MiB, GiB)")),
+        "" => {
+            return Err(format!(
+                "size `{s}` has no unit (B, kB, MB, GB, KiB, MiB, GiB)"
+            ))
+        }
         _ => {
             return Err(format!(
                 "size `{s}` has unknown unit `{unit}` (B, kB, MB, GB, KiB, MiB, GiB)"
