@@ -34,6 +34,10 @@ impl BitRate {
         if self.0 == 0 {
             return Duration::MAX;
         }
+        // Packet-sized inputs fit u64 arithmetic (a cheaper division).
+        if let Some(bits_ns) = bytes.checked_mul(8_000_000_000) {
+            return Duration::from_nanos(bits_ns.div_ceil(self.0));
+        }
         let bits = u128::from(bytes) * 8 * 1_000_000_000;
         let ns = bits.div_ceil(u128::from(self.0));
         Duration::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX))
@@ -62,5 +66,11 @@ mod tests {
         assert_eq!(r.transmission_time(1040), Duration::from_micros(4160));
         assert_eq!(r.bytes_in(Duration::from_secs(1)), 250_000);
         assert_eq!(BitRate::from_bps(0).transmission_time(1), Duration::MAX);
+        // Beyond u64 intermediate range: the wide path agrees.
+        let big = 1u64 << 40;
+        assert_eq!(
+            BitRate::from_bps(8_000_000_000).transmission_time(big),
+            Duration::from_nanos(big)
+        );
     }
 }

@@ -45,11 +45,32 @@ pub enum EventKind {
     Sample,
 }
 
-#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// A heap entry: time and insertion order packed into one `u128` key, so the
+/// heap compares a single integer.
+#[derive(Debug)]
 struct Entry {
-    time: Instant,
-    seq: u64,
+    key: u128,
     kind: EventKind,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+impl Eq for Entry {}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
+    }
 }
 
 /// A priority queue of timed events.
@@ -69,16 +90,20 @@ impl EventQueue {
     pub fn push(&mut self, time: Instant, kind: EventKind) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Reverse(Entry { time, seq, kind }));
+        self.heap.push(Reverse(Entry {
+            key: (u128::from(time.as_nanos()) << 64) | u128::from(seq),
+            kind,
+        }));
     }
     /// The earliest event, if any is due at or before `until`.
     pub fn pop_until(&mut self, until: Instant) -> Option<(Instant, EventKind)> {
-        if self.heap.peek()?.0.time > until {
+        let time = Instant::from_nanos((self.heap.peek()?.0.key >> 64) as u64);
+        if time > until {
             return None;
         }
         let Reverse(e) = self.heap.pop()?;
         self.processed += 1;
-        Some((e.time, e.kind))
+        Some((time, e.kind))
     }
     /// Events popped so far.
     pub fn processed(&self) -> u64 {

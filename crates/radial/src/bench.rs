@@ -21,7 +21,10 @@ const S2: &str = include_str!("../../../scenarios/validation/s2-dumbbell.toml");
 /// One timed run, as `bench-one` prints it.
 #[derive(Clone, Copy, Debug)]
 struct Sample {
+    /// Simulation alone, timed inside the child.
     wall_s: f64,
+    /// The whole child process, timed from outside (as ns-2 is).
+    process_s: f64,
     events: u64,
     max_rss_kb: u64,
 }
@@ -67,11 +70,13 @@ pub fn bench_one(
 
 fn child(args: &[String]) -> Result<Sample, CliError> {
     let exe = std::env::current_exe().map_err(|e| CliError::Failed(format!("current_exe: {e}")))?;
+    let t = WallClock::now();
     let out = Command::new(exe)
         .arg("bench-one")
         .args(args)
         .output()
         .map_err(|e| CliError::Failed(format!("bench-one: {e}")))?;
+    let process_s = t.elapsed().as_secs_f64();
     if !out.status.success() {
         return Err(CliError::Failed(
             String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -82,6 +87,7 @@ fn child(args: &[String]) -> Result<Sample, CliError> {
     let parse = |i: usize| v.get(i).and_then(|x| x.parse::<f64>().ok()).unwrap_or(0.0);
     Ok(Sample {
         wall_s: parse(0),
+        process_s,
         events: parse(1) as u64,
         max_rss_kb: parse(2) as u64,
     })
@@ -113,6 +119,23 @@ fn ns2_run(dir: &Path) -> Option<(f64, Option<u64>)> {
     Some((wall, rss))
 }
 
+/// Wall time of `ns` running a script that exits at once: the start-up cost
+/// included in every ns-2 measurement.
+fn ns2_startup() -> Option<f64> {
+    let script = std::env::temp_dir().join(format!("radial-bench-{}.tcl", std::process::id()));
+    std::fs::write(&script, "exit 0\n").ok()?;
+    let t = WallClock::now();
+    let ok = Command::new("ns")
+        .arg(&script)
+        .output()
+        .ok()?
+        .status
+        .success();
+    let wall = t.elapsed().as_secs_f64();
+    let _ = std::fs::remove_file(&script);
+    ok.then_some(wall)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -135,32 +158,43 @@ pub fn bench(scenario: Option<&Path>, repeat: u32, ns2_dir: Option<&Path>) -> Re
     );
     let mut ours = Vec::new();
     let mut theirs = Vec::new();
+    let mut startup = Vec::new();
     for _ in 0..repeat.max(1) {
         ours.push(child(&scen_args)?);
         if let (true, Some(dir)) = (have_ns, ns2_dir.as_deref()) {
             if let Some(r) = ns2_run(dir) {
                 theirs.push(r);
             }
+            startup.extend(ns2_startup());
         }
     }
     let wall = median(ours.iter().map(|s| s.wall_s).collect());
+    let process = median(ours.iter().map(|s| s.process_s).collect());
     let events = ours[0].events;
     let rss = ours.iter().map(|s| s.max_rss_kb).max().unwrap_or(0);
     println!(
-        "radial : wall {wall:.3} s, {events} events, {:.2} M events/s, peak RSS {} kB",
-        events as f64 / wall / 1e6,
-        rss
+        "radial : simulation {wall:.3} s (whole process {process:.3} s), {events} events, {:.2} M events/s, peak RSS {rss} kB",
+        events as f64 / wall / 1e6
     );
     if theirs.is_empty() {
         println!("ns-2   : not measured (install with tools/ns2/install-ns2.sh; run from the repository root)");
     } else {
         let nwall = median(theirs.iter().map(|r| r.0).collect());
         let nrss = theirs.iter().filter_map(|r| r.1).max();
+        let start = if startup.is_empty() {
+            0.0
+        } else {
+            median(startup)
+        };
         println!(
-            "ns-2   : wall {nwall:.3} s (process incl. start-up), peak RSS {}",
+            "ns-2   : wall {nwall:.3} s (whole process; start-up alone {start:.3} s), peak RSS {}",
             nrss.map_or("n/a (no /usr/bin/time)".into(), |k| format!("{k} kB"))
         );
-        println!("speed-up: {:.2}x", nwall / wall);
+        println!(
+            "speed-up: {:.2}x (whole processes), {:.2}x (simulation alone against ns-2 less its start-up)",
+            nwall / process,
+            (nwall - start) / wall
+        );
     }
     println!("peak memory against simulated duration:");
     let full = sc.build(&sc.point_with(&[])?, 1)?.duration.as_secs_f64();

@@ -81,6 +81,11 @@ pub struct TcpConfig {
     pub handshake: bool,
     /// Bytes the sender's buffer holds.
     pub send_buffer: usize,
+    /// Most bytes written but not yet sent that the sender accepts from the
+    /// application (like Linux's `TCP_NOTSENT_LOWAT`): a backlogged source
+    /// writes shortly before its bytes go out instead of filling the whole
+    /// buffer far ahead.
+    pub unsent_limit: usize,
     /// Connection identifier carried in every segment.
     pub conn_id: u32,
     /// Initial sequence number.
@@ -108,6 +113,7 @@ impl TcpConfig {
             max_sack_blocks: 3,
             handshake: true,
             send_buffer: 2 * (window * mss) as usize,
+            unsent_limit: 64 * mss as usize,
             conn_id: 0,
             isn: SeqNum(0),
         }

@@ -634,7 +634,13 @@ impl Endpoint for TcpSender {
     }
 
     fn send_capacity(&self) -> usize {
-        self.buffer.free()
+        let unsent = self
+            .buffer
+            .end()
+            .saturating_sub(self.next_seq.max(self.max_seq));
+        self.buffer
+            .free()
+            .min(self.config.unsent_limit.saturating_sub(unsent as usize))
     }
 
     fn close(&mut self) {
