@@ -63,8 +63,8 @@ impl TcpReceiver {
             return;
         }
         if !self.synced {
-            // Data before the handshake (the SYN was lost and data raced
-            // ahead cannot happen: the sender waits). Treat as implicit open.
+            // Our sender waits for the SYN's acknowledgment before data, so
+            // this is a peer that opens without a handshake: accept it.
             self.synced = true;
             self.events.push_back(AppEvent::Established);
         }
