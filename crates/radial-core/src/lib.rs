@@ -13,6 +13,7 @@
 
 pub mod cc;
 pub mod endpoint;
+pub mod rcp;
 pub mod rtt;
 pub mod seq;
 pub mod stream;

@@ -1,6 +1,7 @@
 //! The simulator: builds the network of a [`RunSpec`], drives every endpoint
 //! through the sans-IO driver contract, and reports.
 
+use radial_core::rcp::{RcpReceiver, RcpSender};
 use radial_core::tcp::{TcpReceiver, TcpSender};
 use radial_core::{AppEvent, Duration, Endpoint, HostEvent, Instant, PathId};
 
@@ -224,6 +225,24 @@ impl Simulator {
                             Some(Sink::new(salt)),
                         )
                     }
+                    FlowProtocol::Rcp(config) => {
+                        let mut config = *config;
+                        config.conn_id = i + 1;
+                        let mut clock = Rng::stream(seed, &format!("flow:{i}:clock"));
+                        config.rtt.tick_offset = Duration::from_nanos(
+                            (clock.uniform() * config.rtt.tick.as_nanos() as f64) as u64,
+                        );
+                        let limit = match f.traffic {
+                            Traffic::File(n) => Some(n),
+                            _ => None,
+                        };
+                        (
+                            Some(Box::new(RcpSender::new(config, PathId(0)))),
+                            Some(Box::new(RcpReceiver::new(config, PathId(0)))),
+                            Some(Source::new(salt, limit)),
+                            Some(Sink::new(salt)),
+                        )
+                    }
                     FlowProtocol::Udp => (None, None, None, None),
                 };
             self.agents.push(Agent {
@@ -431,6 +450,15 @@ impl Simulator {
                 ep.close();
             }
         }
+        if let Some(sink) = a.sink.as_mut() {
+            loop {
+                let n = ep.read(&mut self.read_buf);
+                if n == 0 {
+                    break;
+                }
+                sink.consume(&self.read_buf[..n]);
+            }
+        }
         loop {
             let mut buf = self.net.free.pop().unwrap_or_default();
             match ep.poll_transmit(now, &mut buf) {
@@ -453,15 +481,6 @@ impl Simulator {
         while let Some(ev) = ep.poll_app_event() {
             if ev == AppEvent::Closed && a.sink.is_some() {
                 self.flows[a.flow as usize].completed_at.get_or_insert(now);
-            }
-        }
-        if let Some(sink) = a.sink.as_mut() {
-            loop {
-                let n = ep.read(&mut self.read_buf);
-                if n == 0 {
-                    break;
-                }
-                sink.consume(&self.read_buf[..n]);
             }
         }
         if let Some(t) = ep.poll_timeout() {
@@ -493,8 +512,10 @@ impl Simulator {
         match f.source {
             Some(s) => self.on_off(s),
             None => {
-                let sender = f.sender as usize;
+                // Either end may open the connection.
+                let (sender, receiver) = (f.sender as usize, f.receiver as usize);
                 self.service(sender);
+                self.service(receiver);
             }
         }
     }

@@ -3,6 +3,7 @@
 //! simulator consumes it.
 
 use crate::channel::GilbertElliottParams;
+use radial_core::rcp::RcpConfig;
 use radial_core::tcp::TcpConfig;
 use radial_core::{BitRate, Duration};
 
@@ -88,6 +89,8 @@ pub struct FlowSpec {
 pub enum FlowProtocol {
     /// A TCP baseline.
     Tcp(TcpConfig),
+    /// RCP (receiver-centric).
+    Rcp(RcpConfig),
     /// Unreliable datagrams (for on/off cross traffic).
     Udp,
 }
@@ -97,6 +100,7 @@ impl FlowProtocol {
     pub fn name(&self) -> &'static str {
         match self {
             FlowProtocol::Tcp(c) => c.variant.name(),
+            FlowProtocol::Rcp(c) => c.variant.name(),
             FlowProtocol::Udp => "udp",
         }
     }

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use radial_sim::{RunOutput, Scenario, Simulator};
 
-const PROTOCOLS: [&str; 3] = ["tcp-sack", "tcp-newreno", "tcp-eln"];
+const PROTOCOLS: [&str; 5] = ["tcp-sack", "tcp-newreno", "tcp-eln", "rcp", "rcp-eln"];
 
 fn run(text: &str, seed: u64) -> RunOutput {
     let sc = Scenario::parse("integrity.toml", text).unwrap_or_else(|e| panic!("{e}\n{text}"));

@@ -9,7 +9,7 @@
 //!   pipe estimation;
 //! - `tcp-eln`: NewReno whose receiver sets the ELN flag on duplicate
 //!   acknowledgments for a hole it knows its own wireless link lost; the
-//!   sender retransmits it without cutting the window (RCP paper §5.2.3, after
+//!   sender retransmits it without cutting the window (RCP paper §3.4.2, after
 //!   Balakrishnan & Katz).
 
 mod receiver;

@@ -3,6 +3,7 @@
 //! Every Radial datagram starts with one byte holding the format version (high
 //! nibble) and the packet type (low nibble). `docs/wire.md` gives the layouts.
 
+pub mod rcp;
 pub mod tcp;
 
 use std::fmt;
@@ -15,12 +16,15 @@ pub const VERSION: u8 = 1;
 pub enum PacketType {
     /// A TCP-baseline segment ([`tcp::TcpHeader`]).
     Tcp = 0,
+    /// An RCP packet ([`rcp::RcpHeader`]).
+    Rcp = 1,
 }
 
 impl PacketType {
     fn from_nibble(n: u8) -> Option<Self> {
         match n {
             0 => Some(PacketType::Tcp),
+            1 => Some(PacketType::Rcp),
             _ => None,
         }
     }

@@ -12,6 +12,7 @@ pub mod units;
 use std::fmt;
 use std::path::Path;
 
+use radial_core::rcp::{Opener, RcpConfig, RcpVariant};
 use radial_core::tcp::{TcpConfig, TcpVariant};
 use radial_core::Duration;
 use toml::Spanned;
@@ -516,9 +517,6 @@ impl Resolver<'_> {
                         }),
                     )
                 } else {
-                    let Some(variant) = TcpVariant::from_name(proto) else {
-                        return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: tcp-newreno, tcp-sack, tcp-eln, udp)"));
-                    };
                     let table = match &f.tcp {
                         Some(o) => file.tcp.overlay(o),
                         None => file.tcp.clone(),
@@ -527,14 +525,22 @@ impl Resolver<'_> {
                         Some(s) => Traffic::File(s.0),
                         None => Traffic::Bulk,
                     };
-                    (
-                        FlowProtocol::Tcp(self.tcp_config(
-                            variant,
-                            &table,
-                            &format!("flow[{i}].tcp"),
-                        )?),
-                        traffic,
-                    )
+                    let key = format!("flow[{i}].tcp");
+                    let protocol = if let Some(variant) = TcpVariant::from_name(proto) {
+                        if table.open.is_some() {
+                            return self.err(
+                                Some(f.protocol.span()),
+                                format!("{key}.open"),
+                                "`open` applies to RCP flows only".into(),
+                            );
+                        }
+                        FlowProtocol::Tcp(self.tcp_config(variant, &table, &key)?)
+                    } else if let Some(variant) = RcpVariant::from_name(proto) {
+                        FlowProtocol::Rcp(self.rcp_config(variant, &table, &key)?)
+                    } else {
+                        return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: tcp-newreno, tcp-sack, tcp-eln, rcp, rcp-eln, udp)"));
+                    };
+                    (protocol, traffic)
                 };
                 let name = f
                     .name
@@ -776,6 +782,43 @@ impl Resolver<'_> {
         }
         c.send_buffer = c.send_buffer.max(2 * (c.window * c.mss) as usize);
         Ok(c)
+    }
+}
+
+impl Resolver<'_> {
+    /// RCP takes the same transport parameters as the TCP baselines (it is a
+    /// TCP clone, §3.3.3), plus `open`.
+    fn rcp_config(
+        &self,
+        variant: RcpVariant,
+        t: &TcpTable,
+        key: &str,
+    ) -> Result<RcpConfig, ScenarioError> {
+        let tcp = self.tcp_config(TcpVariant::Sack, t, key)?;
+        let opener = match t.open.as_deref() {
+            None | Some("receiver") => Opener::Receiver,
+            Some("sender") => Opener::Sender,
+            Some(other) => {
+                return self.err(
+                    None,
+                    format!("{key}.open"),
+                    format!("unknown opener `{other}` (receiver, sender)"),
+                )
+            }
+        };
+        Ok(RcpConfig {
+            variant,
+            mss: tcp.mss,
+            window: tcp.window,
+            cc: tcp.cc,
+            rtt: tcp.rtt,
+            dupthresh: tcp.dupthresh,
+            opener,
+            send_buffer: tcp.send_buffer,
+            unsent_limit: tcp.unsent_limit,
+            conn_id: 0,
+            isn: tcp.isn,
+        })
     }
 }
 

@@ -60,6 +60,7 @@ pub struct TcpTable {
     pub dupthresh: Option<u32>,
     pub sack_blocks: Option<usize>,
     pub handshake: Option<bool>,
+    pub open: Option<String>,
 }
 
 impl TcpTable {
@@ -77,6 +78,7 @@ impl TcpTable {
             dupthresh: over.dupthresh.or(self.dupthresh),
             sack_blocks: over.sack_blocks.or(self.sack_blocks),
             handshake: over.handshake.or(self.handshake),
+            open: over.open.clone().or(self.open.clone()),
         }
     }
 }

@@ -1,0 +1,236 @@
+//! The receiver's record of what it requested and has not received: RCP's
+//! counterpart of the TCP sender's retransmission queue and SACK scoreboard,
+//! except that the receiver sees its buffer directly (§3.3.5).
+//!
+//! Every request (a segment asked for in cumulative mode, or pulled again)
+//! gets a request number. A missing segment is deemed lost once `dupthresh`
+//! segments requested after it have arrived — the same rule for every hole,
+//! and for a pulled segment whose retransmission was lost, so neither needs a
+//! timeout.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::time::Instant;
+
+/// One outstanding request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// First byte.
+    pub start: u64,
+    /// One past the last byte.
+    pub end: u64,
+    /// Number of the latest request for these bytes.
+    pub req_no: u64,
+    /// When it was (last) requested.
+    pub sent_at: Instant,
+    /// Later-requested segments that arrived since.
+    pub dups: u32,
+    /// Deemed lost and waiting to be pulled again.
+    pub lost: bool,
+    /// Times pulled again.
+    pub pulls: u32,
+    /// The host's wireless link is known to have lost it.
+    pub wireless: bool,
+}
+
+/// Outstanding requests, by start offset and by request number.
+#[derive(Clone, Debug, Default)]
+pub struct RequestBoard {
+    by_start: BTreeMap<u64, Request>,
+    by_req: BTreeMap<u64, u64>,
+    lost: BTreeSet<u64>,
+    next_req_no: u64,
+    in_flight: u64,
+}
+
+impl RequestBoard {
+    /// An empty board.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Bytes requested, not arrived and not deemed lost (the pipe).
+    pub fn in_flight(&self) -> u64 {
+        self.in_flight
+    }
+
+    /// True when nothing is outstanding.
+    pub fn is_empty(&self) -> bool {
+        self.by_start.is_empty()
+    }
+
+    /// The outstanding request starting at `start`.
+    pub fn get(&self, start: u64) -> Option<&Request> {
+        self.by_start.get(&start)
+    }
+
+    /// Number of the most recent request issued.
+    pub fn last_req_no(&self) -> u64 {
+        self.next_req_no
+    }
+
+    /// Records a new request for `[start, end)`; returns its number.
+    pub fn request(&mut self, start: u64, end: u64, now: Instant) -> u64 {
+        self.next_req_no += 1;
+        let n = self.next_req_no;
+        self.by_start.insert(
+            start,
+            Request {
+                start,
+                end,
+                req_no: n,
+                sent_at: now,
+                dups: 0,
+                lost: false,
+                pulls: 0,
+                wireless: false,
+            },
+        );
+        self.by_req.insert(n, start);
+        self.in_flight += end - start;
+        n
+    }
+
+    /// The lowest lost segment waiting to be pulled.
+    pub fn next_lost(&self) -> Option<&Request> {
+        self.lost.first().and_then(|s| self.by_start.get(s))
+    }
+
+    /// Requests the lost segment at `start` again; returns its new number.
+    pub fn pull(&mut self, start: u64, now: Instant) -> Option<u64> {
+        let r = self.by_start.get_mut(&start)?;
+        if !r.lost {
+            return None;
+        }
+        self.lost.remove(&start);
+        self.by_req.remove(&r.req_no);
+        self.next_req_no += 1;
+        r.req_no = self.next_req_no;
+        r.sent_at = now;
+        r.dups = 0;
+        r.lost = false;
+        r.pulls += 1;
+        self.in_flight += r.end - r.start;
+        self.by_req.insert(r.req_no, start);
+        Some(r.req_no)
+    }
+
+    /// Marks the segment at `start` lost (if outstanding and not already).
+    /// Returns true if it changed.
+    pub fn mark_lost(&mut self, start: u64) -> bool {
+        match self.by_start.get_mut(&start) {
+            Some(r) if !r.lost => {
+                r.lost = true;
+                self.in_flight -= r.end - r.start;
+                self.lost.insert(start);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Notes that the host's wireless link lost the data at `start`.
+    pub fn mark_wireless(&mut self, start: u64) -> bool {
+        match self.by_start.get_mut(&start) {
+            Some(r) => {
+                r.wireless = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Marks everything outstanding lost (after a timeout).
+    pub fn mark_all_lost(&mut self) {
+        let starts: Vec<u64> = self.by_start.keys().copied().collect();
+        for s in starts {
+            self.mark_lost(s);
+        }
+    }
+
+    /// Data `[start, end)` arrived. Returns the request it answered (if it
+    /// was outstanding) and the segments this arrival shows lost: those
+    /// requested before it that have now seen `dupthresh` later arrivals.
+    pub fn arrive(&mut self, start: u64, end: u64, dupthresh: u32) -> (Option<Request>, Vec<u64>) {
+        let Some(r) = self.by_start.get(&start).copied() else {
+            return (None, Vec::new());
+        };
+        if r.end != end {
+            return (None, Vec::new());
+        }
+        self.by_start.remove(&start);
+        self.by_req.remove(&r.req_no);
+        if r.lost {
+            self.lost.remove(&start);
+        } else {
+            self.in_flight -= r.end - r.start;
+        }
+        let mut newly_lost = Vec::new();
+        let earlier: Vec<u64> = self.by_req.range(..r.req_no).map(|(_, &s)| s).collect();
+        for s in earlier {
+            let Some(h) = self.by_start.get_mut(&s) else {
+                continue;
+            };
+            if h.lost {
+                continue;
+            }
+            h.dups += 1;
+            if h.dups >= dupthresh {
+                newly_lost.push(s);
+            }
+        }
+        for &s in &newly_lost {
+            self.mark_lost(s);
+        }
+        (Some(r), newly_lost)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_hole_uses_the_same_threshold() {
+        let t = Instant::ZERO;
+        let mut b = RequestBoard::new();
+        for k in 0..8u64 {
+            b.request(k * 10, k * 10 + 10, t);
+        }
+        assert_eq!(b.in_flight(), 80);
+        // 0 and 20 are lost; 10, 30, 40, 50 arrive.
+        assert_eq!(b.arrive(10, 20, 3).1, Vec::<u64>::new());
+        assert_eq!(b.arrive(30, 40, 3).1, Vec::<u64>::new());
+        assert_eq!(b.arrive(40, 50, 3).1, vec![0]);
+        assert_eq!(b.arrive(50, 60, 3).1, vec![20], "the second hole too");
+        assert_eq!(b.next_lost().map(|r| r.start), Some(0));
+        assert_eq!(b.in_flight(), 20);
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_detected_without_a_timeout() {
+        let t = Instant::ZERO;
+        let mut b = RequestBoard::new();
+        for k in 0..10u64 {
+            b.request(k * 10, k * 10 + 10, t);
+        }
+        for k in 1..4u64 {
+            b.arrive(k * 10, k * 10 + 10, 3);
+        }
+        assert!(b.get(0).unwrap().lost);
+        b.pull(0, t);
+        assert!(!b.get(0).unwrap().lost);
+        // Segments requested before the pull do not count against it.
+        b.arrive(40, 50, 3);
+        assert!(!b.get(0).unwrap().lost);
+        // Three requested after it do.
+        for k in 10..13u64 {
+            b.request(k * 10, k * 10 + 10, t);
+        }
+        for k in 10..13u64 {
+            b.arrive(k * 10, k * 10 + 10, 3);
+        }
+        assert!(b.get(0).unwrap().lost);
+        assert_eq!(b.get(0).unwrap().pulls, 1);
+    }
+}
