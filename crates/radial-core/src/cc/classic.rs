@@ -9,6 +9,12 @@ use crate::units::BitRate;
 pub trait SlowStart {
     /// New window after `acked` bytes were acknowledged in slow start.
     fn on_ack(&mut self, cwnd: u64, acked: u64, mss: u64) -> u64;
+    /// A round-trip-time sample (for rules that scale with RTT).
+    fn on_rtt_sample(&mut self, _rtt: Duration) {}
+    /// True when slow start must not take cwnd past ssthresh.
+    fn clamps_to_ssthresh(&self) -> bool {
+        false
+    }
 }
 
 /// How the window grows in congestion avoidance and shrinks on loss.
@@ -58,7 +64,12 @@ impl<S: SlowStart, A: WindowAdjustment> Classic<S, A> {
     pub fn on_ack(&mut self, _now: Instant, bytes: u64) -> Window {
         if bytes > 0 {
             self.cwnd = if self.cwnd < self.ssthresh {
-                self.slow_start.on_ack(self.cwnd, bytes, self.config.mss)
+                let grown = self.slow_start.on_ack(self.cwnd, bytes, self.config.mss);
+                if self.slow_start.clamps_to_ssthresh() {
+                    grown.min(self.ssthresh)
+                } else {
+                    grown
+                }
             } else {
                 self.adjustment.on_ack(self.cwnd, bytes, self.config.mss)
             };
@@ -68,6 +79,7 @@ impl<S: SlowStart, A: WindowAdjustment> Classic<S, A> {
 
     /// An RTT sample.
     pub fn on_rtt_sample(&mut self, _now: Instant, rtt: Duration) {
+        self.slow_start.on_rtt_sample(rtt);
         self.adjustment.on_rtt_sample(rtt);
     }
 

@@ -14,9 +14,11 @@
 //! [`Controller`] enum so the hot path has no virtual calls.
 
 mod classic;
+mod hybla;
 mod reno;
 
-pub use classic::Classic;
+pub use classic::{Classic, SlowStart, WindowAdjustment};
+pub use hybla::{HyblaAvoidance, HyblaSlowStart, RTT0};
 pub use reno::{RenoAvoidance, RenoSlowStart};
 
 use crate::time::{Duration, Instant};
@@ -57,6 +59,18 @@ pub struct CcConfig {
     /// Initial slow-start threshold in bytes (ns-2 `ssthresh_` = 0 means
     /// unbounded; we use `u64::MAX`).
     pub initial_ssthresh: u64,
+    /// Which window rules.
+    pub algorithm: Algorithm,
+}
+
+/// The window rules a [`Controller`] applies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Reno/NewReno (RFC 5681).
+    #[default]
+    NewReno,
+    /// TCP Hybla, the long-delay controller.
+    Hybla,
 }
 
 impl CcConfig {
@@ -68,6 +82,7 @@ impl CcConfig {
             loss_window: 1,
             min_ssthresh: 2,
             initial_ssthresh: u64::MAX,
+            algorithm: Algorithm::NewReno,
         }
     }
 }
@@ -79,9 +94,32 @@ pub enum Controller {
     /// Slow start plus additive increase, multiplicative decrease (RFC 5681,
     /// RFC 6582), as ns-2's Reno family does it.
     NewReno(Classic<RenoSlowStart, RenoAvoidance>),
+    /// Hybla's RTT-scaled growth with Reno's reductions.
+    Hybla(Classic<HyblaSlowStart, HyblaAvoidance>),
+}
+
+macro_rules! dispatch {
+    ($self:expr, $c:ident => $e:expr) => {
+        match $self {
+            Controller::NewReno($c) => $e,
+            Controller::Hybla($c) => $e,
+        }
+    };
 }
 
 impl Controller {
+    /// The controller `config.algorithm` names.
+    pub fn new(config: CcConfig) -> Self {
+        match config.algorithm {
+            Algorithm::NewReno => Controller::new_reno(config),
+            Algorithm::Hybla => Controller::Hybla(Classic::new(
+                config,
+                HyblaSlowStart::default(),
+                HyblaAvoidance::default(),
+            )),
+        }
+    }
+
     /// A NewReno controller.
     pub fn new_reno(config: CcConfig) -> Self {
         Controller::NewReno(Classic::new(
@@ -93,46 +131,34 @@ impl Controller {
 
     /// The current decision.
     pub fn window(&self) -> Window {
-        match self {
-            Controller::NewReno(c) => c.window(),
-        }
+        dispatch!(self, c => c.window())
     }
 
     /// `bytes` were newly acknowledged (sender) or delivered (receiver) by one
     /// acknowledgment or arrival, outside loss recovery.
     pub fn on_ack(&mut self, now: Instant, bytes: u64) -> Window {
-        match self {
-            Controller::NewReno(c) => c.on_ack(now, bytes),
-        }
+        dispatch!(self, c => c.on_ack(now, bytes))
     }
 
     /// A round-trip-time sample.
     pub fn on_rtt_sample(&mut self, now: Instant, rtt: Duration) {
-        match self {
-            Controller::NewReno(c) => c.on_rtt_sample(now, rtt),
-        }
+        dispatch!(self, c => c.on_rtt_sample(now, rtt))
     }
 
     /// A loss was detected. `window_in_use` is the window the reduction is
     /// taken from (ns-2 halves `min(cwnd, rwnd)`; RFC 5681 the flight size).
     pub fn on_loss(&mut self, now: Instant, cause: LossCause, window_in_use: u64) -> Window {
-        match self {
-            Controller::NewReno(c) => c.on_loss(now, cause, window_in_use),
-        }
+        dispatch!(self, c => c.on_loss(now, cause, window_in_use))
     }
 
     /// The host moved to a link of `bandwidth` with round-trip `rtt` (a
     /// handoff hint). Classic controllers ignore it.
     pub fn on_handoff_hint(&mut self, now: Instant, bandwidth: BitRate, rtt: Duration) -> Window {
-        match self {
-            Controller::NewReno(c) => c.on_handoff_hint(now, bandwidth, rtt),
-        }
+        dispatch!(self, c => c.on_handoff_hint(now, bandwidth, rtt))
     }
 
     /// Sets the window outright (recovery exit, or a restart after idle).
     pub fn set_cwnd(&mut self, cwnd: u64) {
-        match self {
-            Controller::NewReno(c) => c.set_cwnd(cwnd),
-        }
+        dispatch!(self, c => c.set_cwnd(cwnd))
     }
 }

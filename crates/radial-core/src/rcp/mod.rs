@@ -26,7 +26,7 @@ pub use receiver::RcpReceiver;
 pub use requests::RequestBoard;
 pub use sender::RcpSender;
 
-use crate::cc::CcConfig;
+use crate::cc::{Algorithm, CcConfig};
 use crate::rtt::RttConfig;
 use crate::seq::SeqNum;
 
@@ -39,6 +39,9 @@ pub enum RcpVariant {
     /// at once without reducing the window (§3.4.2: the receiver knows the
     /// cause of every hole).
     RcpEln,
+    /// RCP with the long-delay controller (TCP Hybla) at the receiver, in the
+    /// place of the paper's RCP-STP (§3.4.3).
+    RcpSat,
 }
 
 impl RcpVariant {
@@ -47,13 +50,28 @@ impl RcpVariant {
         match self {
             RcpVariant::Rcp => "rcp",
             RcpVariant::RcpEln => "rcp-eln",
+            RcpVariant::RcpSat => "rcp-sat",
         }
     }
+    /// True when the receiver acts on its host's wireless-loss reports.
+    pub fn knows_wireless_losses(self) -> bool {
+        self == RcpVariant::RcpEln
+    }
+
+    /// The window rules of this variant.
+    pub fn algorithm(self) -> Algorithm {
+        match self {
+            RcpVariant::RcpSat => Algorithm::Hybla,
+            _ => Algorithm::NewReno,
+        }
+    }
+
     /// The variant with this protocol name.
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "rcp" => Some(RcpVariant::Rcp),
             "rcp-eln" => Some(RcpVariant::RcpEln),
+            "rcp-sat" => Some(RcpVariant::RcpSat),
             _ => None,
         }
     }
@@ -90,7 +108,9 @@ pub struct RcpConfig {
     /// Bytes the sender's buffer holds.
     pub send_buffer: usize,
     /// Most bytes written but not yet sent that the sender accepts from the
-    /// application at a time.
+    /// application at a time. It is also what the sender advertises as
+    /// available (§5.2.2), so it must not be below what the receiver may
+    /// request in a round trip; by default the whole send buffer.
     pub unsent_limit: usize,
     /// Connection identifier carried in every packet.
     pub conn_id: u32,
@@ -110,13 +130,14 @@ impl RcpConfig {
             window,
             cc: CcConfig {
                 initial_ssthresh: window * mss,
+                algorithm: variant.algorithm(),
                 ..CcConfig::ns2(mss)
             },
             rtt: RttConfig::default(),
             dupthresh: 3,
             opener: Opener::Receiver,
             send_buffer: 2 * (window * mss) as usize,
-            unsent_limit: 64 * mss as usize,
+            unsent_limit: 2 * (window * mss) as usize,
             conn_id: 0,
             isn: SeqNum(0),
         }

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use super::requests::RequestBoard;
 use super::sender::State;
-use super::{Opener, RcpConfig, RcpVariant};
+use super::{Opener, RcpConfig};
 use crate::cc::{Controller, LossCause};
 use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
 use crate::rtt::RttEstimator;
@@ -73,7 +73,7 @@ impl RcpReceiver {
             },
             buffer: ReassemblyBuffer::new(),
             board: RequestBoard::new(),
-            cc: Controller::new_reno(config.cc),
+            cc: Controller::new(config.cc),
             rtt: RttEstimator::new(config.rtt),
             req_edge: 0,
             avail: None,
@@ -209,7 +209,7 @@ impl RcpReceiver {
 
     fn on_losses(&mut self, now: Instant, starts: &[u64]) {
         for &s in starts {
-            let wireless = self.config.variant == RcpVariant::RcpEln
+            let wireless = self.config.variant.knows_wireless_losses()
                 && self.board.get(s).is_some_and(|r| r.wireless);
             if wireless {
                 // The cause is known: re-request without cutting the window.
@@ -332,7 +332,7 @@ impl Endpoint for RcpReceiver {
 
     fn handle_event(&mut self, now: Instant, event: HostEvent) {
         if let HostEvent::WirelessLoss { datagram, .. } = event {
-            if self.config.variant != RcpVariant::RcpEln {
+            if !self.config.variant.knows_wireless_losses() {
                 return;
             }
             let Ok((h, payload)) = RcpHeader::parse(&datagram) else {

@@ -10,7 +10,9 @@
 //! - `tcp-eln`: NewReno whose receiver sets the ELN flag on duplicate
 //!   acknowledgments for a hole it knows its own wireless link lost; the
 //!   sender retransmits it without cutting the window (RCP paper §3.4.2, after
-//!   Balakrishnan & Katz).
+//!   Balakrishnan & Katz);
+//! - `tcp-sat`: SACK recovery with TCP Hybla's window growth, the long-delay
+//!   controller at the sender.
 
 mod receiver;
 mod scoreboard;
@@ -20,7 +22,7 @@ pub use receiver::TcpReceiver;
 pub use scoreboard::Scoreboard;
 pub use sender::TcpSender;
 
-use crate::cc::CcConfig;
+use crate::cc::{Algorithm, CcConfig};
 use crate::rtt::RttConfig;
 use crate::seq::SeqNum;
 
@@ -33,6 +35,9 @@ pub enum TcpVariant {
     Sack,
     /// NewReno with explicit loss notification from the receiver.
     Eln,
+    /// SACK loss recovery with the long-delay controller (TCP Hybla) at the
+    /// sender, the sender-side counterpart of `rcp-sat`.
+    Sat,
 }
 
 impl TcpVariant {
@@ -42,14 +47,29 @@ impl TcpVariant {
             TcpVariant::NewReno => "tcp-newreno",
             TcpVariant::Sack => "tcp-sack",
             TcpVariant::Eln => "tcp-eln",
+            TcpVariant::Sat => "tcp-sat",
         }
     }
+    /// True for the variants that use SACK and ns-2 Sack1 loss recovery.
+    pub fn uses_sack(self) -> bool {
+        matches!(self, TcpVariant::Sack | TcpVariant::Sat)
+    }
+
+    /// The window rules of this variant.
+    pub fn algorithm(self) -> Algorithm {
+        match self {
+            TcpVariant::Sat => Algorithm::Hybla,
+            _ => Algorithm::NewReno,
+        }
+    }
+
     /// The variant with this protocol name.
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "tcp-newreno" => Some(TcpVariant::NewReno),
             "tcp-sack" => Some(TcpVariant::Sack),
             "tcp-eln" => Some(TcpVariant::Eln),
+            "tcp-sat" => Some(TcpVariant::Sat),
             _ => None,
         }
     }
@@ -105,6 +125,7 @@ impl TcpConfig {
             // ns-2 `reset()` sets ssthresh_ to window_.
             cc: CcConfig {
                 initial_ssthresh: window * mss,
+                algorithm: variant.algorithm(),
                 ..CcConfig::ns2(mss)
             },
             rtt: RttConfig::default(),

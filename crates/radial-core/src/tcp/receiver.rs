@@ -87,7 +87,7 @@ impl TcpReceiver {
 
     fn sack_blocks(&mut self, trigger: Option<(u64, u64)>) -> SackList {
         let mut list = SackList::default();
-        if self.config.variant != TcpVariant::Sack {
+        if !self.config.variant.uses_sack() {
             return list;
         }
         if self.buffer.pending_bytes() == 0 {

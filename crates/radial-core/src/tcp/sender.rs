@@ -86,7 +86,7 @@ pub struct TcpSender {
 impl TcpSender {
     /// A sender that opens the connection on `path` at the first poll.
     pub fn new(config: TcpConfig, path: PathId) -> Self {
-        let mut cc = Controller::new_reno(config.cc);
+        let mut cc = Controller::new(config.cc);
         if config.handshake {
             // ns-2 `delay_growth_`: cwnd is 1 until the SYN is acknowledged.
             cc.set_cwnd(config.mss);
@@ -222,7 +222,7 @@ impl TcpSender {
             if max_burst != 0 && sent >= max_burst {
                 break;
             }
-            if self.config.variant == TcpVariant::Sack {
+            if self.config.variant.uses_sack() {
                 let allowed = if self.fast_recovery {
                     self.pipe < self.cwnd_segments() as i64
                 } else {
@@ -358,7 +358,7 @@ impl TcpSender {
         }
         let sack = &blocks[..header.sack.len()];
         match self.config.variant {
-            TcpVariant::Sack => self.on_ack_sack(now, ack, sack),
+            TcpVariant::Sack | TcpVariant::Sat => self.on_ack_sack(now, ack, sack),
             TcpVariant::NewReno | TcpVariant::Eln => {
                 self.on_ack_newreno(now, ack, header.flags.contains(Flags::ELN))
             }

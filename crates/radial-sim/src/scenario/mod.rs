@@ -538,7 +538,7 @@ impl Resolver<'_> {
                     } else if let Some(variant) = RcpVariant::from_name(proto) {
                         FlowProtocol::Rcp(self.rcp_config(variant, &table, &key)?)
                     } else {
-                        return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: tcp-newreno, tcp-sack, tcp-eln, rcp, rcp-eln, udp)"));
+                        return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: tcp-newreno, tcp-sack, tcp-eln, tcp-sat, rcp, rcp-eln, rcp-sat, udp)"));
                     };
                     (protocol, traffic)
                 };
@@ -810,12 +810,15 @@ impl Resolver<'_> {
             variant,
             mss: tcp.mss,
             window: tcp.window,
-            cc: tcp.cc,
+            cc: radial_core::cc::CcConfig {
+                algorithm: variant.algorithm(),
+                ..tcp.cc
+            },
             rtt: tcp.rtt,
             dupthresh: tcp.dupthresh,
             opener,
             send_buffer: tcp.send_buffer,
-            unsent_limit: tcp.unsent_limit,
+            unsent_limit: tcp.send_buffer,
             conn_id: 0,
             isn: tcp.isn,
         })
