@@ -11,18 +11,15 @@ use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
 use crate::rtt::RttEstimator;
 use crate::stream::ReassemblyBuffer;
 use crate::time::Instant;
-use crate::wire::rcp::{PullBlock, RcpFlags, RcpHeader, MAX_BLOCKS};
+use crate::wire::rcp::{PullBlock, RcpFlags, RcpHeader, RECENT_PULLS};
 
 #[derive(Clone, Copy, Debug)]
 enum Out {
     Syn,
     SynAck,
     Ack,
-    /// A request: cumulative (always), plus a pull or a persist probe.
-    Req {
-        pull: bool,
-        probe: bool,
-    },
+    /// A request, built when it was decided.
+    Req(RcpHeader),
     /// Everything arrived: close.
     Fin,
 }
@@ -43,8 +40,15 @@ pub struct RcpReceiver {
     avail: Option<u64>,
     /// End of the stream, once the sender marked it.
     fin_at: Option<u64>,
-    /// Loss recovery lasts until in-order delivery reaches this point.
+    /// Loss recovery lasts until in-order delivery reaches this point; no
+    /// second window cut for losses detected before then.
     recover: Option<u64>,
+    /// The recovery was entered by a timeout (the window slow-starts) rather
+    /// than by detected holes (no growth, as in TCP's fast recovery).
+    after_timeout: bool,
+    /// Pull the first lost segment of a new recovery at once, whatever the
+    /// window (TCP's fast retransmit).
+    fast_retransmit: bool,
     /// Karn: the timed segment's start and request time.
     timed: Option<(u64, Instant)>,
     rto_deadline: Option<Instant>,
@@ -79,6 +83,8 @@ impl RcpReceiver {
             avail: None,
             fin_at: None,
             recover: None,
+            after_timeout: false,
+            fast_retransmit: false,
             timed: None,
             rto_deadline: None,
             persist_deadline: None,
@@ -133,6 +139,27 @@ impl RcpReceiver {
         self.send_requests(now);
     }
 
+    /// A REQ header as of now: SEG.REQ, SEG.DEQ, the newest pull id.
+    fn request_header(&self, flags: RcpFlags) -> RcpHeader {
+        let c = &self.config;
+        RcpHeader::new(
+            flags,
+            c.conn_id,
+            c.wire_seq(self.req_edge),
+            c.wire_seq(self.buffer.next()),
+            self.next_pull_id,
+        )
+    }
+
+    /// A cumulative REQ, repeating the three most recent pulls.
+    fn cumulative_request(&self, flags: RcpFlags) -> RcpHeader {
+        let mut h = self.request_header(flags);
+        for b in &self.recent_pulls {
+            h.push_block(*b);
+        }
+        h
+    }
+
     /// Flow control (§3.3.4): requested bytes must fit the receive buffer,
     /// counting what the application has not read yet.
     fn flow_limit(&self) -> u64 {
@@ -148,24 +175,31 @@ impl RcpReceiver {
         }
         let cwnd = self.cc.window().cwnd;
         while let Some(r) = self.board.next_lost().copied() {
-            if self.board.in_flight() + (r.end - r.start) > cwnd.max(self.mss()) {
+            let fits = self.board.in_flight() + (r.end - r.start) <= cwnd.max(self.mss());
+            if !fits && !self.fast_retransmit {
                 break;
             }
+            self.fast_retransmit = false;
             self.next_pull_id += 1;
             self.board.pull(r.start, now);
             if self.timed.is_some_and(|(s, _)| s == r.start) {
                 self.timed = None;
             }
-            self.recent_pulls.push_front(PullBlock {
+            let block = PullBlock {
                 start: self.config.wire_seq(r.start),
                 end: self.config.wire_seq(r.end),
                 id: self.next_pull_id,
-            });
-            self.recent_pulls.truncate(MAX_BLOCKS);
-            self.out.push_back(Out::Req {
-                pull: true,
-                probe: false,
-            });
+            };
+            // §3.3.1: the pull first, then the three before it, so every pull
+            // travels in its own REQ and the next three.
+            let mut h = self.request_header(RcpFlags::REQ | RcpFlags::PUL);
+            h.push_block(block);
+            for b in &self.recent_pulls {
+                h.push_block(*b);
+            }
+            self.out.push_back(Out::Req(h));
+            self.recent_pulls.push_front(block);
+            self.recent_pulls.truncate(RECENT_PULLS);
         }
         let limit = self
             .avail
@@ -186,10 +220,8 @@ impl RcpReceiver {
             advanced = true;
         }
         if advanced {
-            self.out.push_back(Out::Req {
-                pull: false,
-                probe: false,
-            });
+            let h = self.cumulative_request(RcpFlags::REQ);
+            self.out.push_back(Out::Req(h));
         }
         if self.board.is_empty() {
             self.rto_deadline = None;
@@ -207,6 +239,22 @@ impl RcpReceiver {
         }
     }
 
+    /// Takes the sender's advertisement of how much data it has (§5.2.2). If
+    /// it is less than was already requested, the requests beyond it are
+    /// withdrawn: the sender cannot answer them.
+    fn learn_avail(&mut self, h: &RcpHeader) {
+        let avail = self.config.offset_of(h.deq, self.buffer.next());
+        let avail = self.avail.map_or(avail, |a| a.max(avail));
+        self.avail = Some(avail);
+        if avail < self.req_edge {
+            self.board.withdraw_from(avail);
+            self.req_edge = avail;
+            if self.timed.is_some_and(|(s, _)| s >= avail) {
+                self.timed = None;
+            }
+        }
+    }
+
     fn on_losses(&mut self, now: Instant, starts: &[u64]) {
         for &s in starts {
             let wireless = self.config.variant.knows_wireless_losses()
@@ -218,6 +266,8 @@ impl RcpReceiver {
                 let in_use = self.cc.window().cwnd.min(self.config.rwnd_bytes());
                 self.cc.on_loss(now, LossCause::Congestion, in_use);
                 self.recover = Some(self.req_edge);
+                self.after_timeout = false;
+                self.fast_retransmit = true;
                 self.timed = None;
                 self.stats.fast_recoveries += 1;
             }
@@ -226,15 +276,18 @@ impl RcpReceiver {
 
     fn on_data(&mut self, now: Instant, h: &RcpHeader, payload: &[u8]) {
         let next = self.buffer.next();
-        let avail = self.config.offset_of(h.deq, next);
-        self.avail = Some(self.avail.map_or(avail, |a| a.max(avail)));
+        self.learn_avail(h);
         let start = self.config.offset_of(h.seq, next);
         let end = start + payload.len() as u64;
         if h.flags.contains(RcpFlags::FIN) {
-            self.fin_at = Some(if payload.is_empty() { avail } else { end });
+            self.fin_at = Some(if payload.is_empty() {
+                self.avail.unwrap_or(end)
+            } else {
+                end
+            });
         }
         if !payload.is_empty() {
-            let fresh = self.buffer.insert(start, payload);
+            self.buffer.insert(start, payload);
             let (req, lost) = self.board.arrive(start, end, self.config.dupthresh);
             if let Some(r) = req {
                 if r.pulls == 0 && self.timed.is_some_and(|(s, _)| s == start) {
@@ -245,9 +298,12 @@ impl RcpReceiver {
                 }
                 self.rto_deadline = Some(now + self.rtt.rto());
             }
-            if fresh > 0 && self.recover.is_none() {
-                // §3.3.3: arriving data clocks the window.
-                self.cc.on_ack(now, fresh);
+            // §3.3.3: arriving data clocks the window, as acknowledgments
+            // do in TCP: once per arrival that advances in-order delivery,
+            // not during the recovery of detected holes.
+            let advanced = self.buffer.next() - next;
+            if advanced > 0 && (self.recover.is_none() || self.after_timeout) {
+                self.cc.on_ack(now, advanced);
             }
             self.on_losses(now, &lost);
             if self.recover.is_some_and(|r| self.buffer.next() >= r) {
@@ -279,6 +335,7 @@ impl RcpReceiver {
         self.timed = None;
         self.board.mark_all_lost();
         self.recover = Some(self.req_edge);
+        self.after_timeout = true;
         self.rto_deadline = None;
         self.send_requests(now);
         if self.rto_deadline.is_none() && !self.board.is_empty() {
@@ -302,11 +359,13 @@ impl Endpoint for RcpReceiver {
         match self.state {
             State::SynSent if syn && ack => {
                 self.config.isn = h.seq;
+                self.learn_avail(&h);
                 self.out.push_back(Out::Ack);
                 self.establish(now);
             }
             State::Listening | State::SynReceived if syn && !ack => {
                 self.config.isn = h.seq;
+                self.learn_avail(&h);
                 self.state = State::SynReceived;
                 self.out.push_back(Out::SynAck);
                 self.handshake_deadline = Some(now + self.rtt.rto());
@@ -363,7 +422,7 @@ impl Endpoint for RcpReceiver {
         let o = self.out.pop_front()?;
         let c = &self.config;
         let deq = c.wire_seq(self.buffer.next());
-        let mut h = match o {
+        let h = match o {
             Out::Syn => RcpHeader::new(RcpFlags::SYN, c.conn_id, c.isn, deq, 0),
             Out::SynAck => RcpHeader::new(RcpFlags::SYN | RcpFlags::ACK, c.conn_id, c.isn, deq, 0),
             Out::Ack => RcpHeader::new(RcpFlags::ACK, c.conn_id, c.isn, deq, 0),
@@ -374,28 +433,8 @@ impl Endpoint for RcpReceiver {
                 deq,
                 self.next_pull_id,
             ),
-            Out::Req { pull, probe } => {
-                let mut f = RcpFlags::REQ;
-                if pull {
-                    f = f | RcpFlags::PUL;
-                }
-                if probe {
-                    f = f | RcpFlags::PROBE;
-                }
-                RcpHeader::new(
-                    f,
-                    c.conn_id,
-                    c.wire_seq(self.req_edge),
-                    deq,
-                    self.next_pull_id,
-                )
-            }
+            Out::Req(h) => h,
         };
-        if matches!(o, Out::Req { .. }) {
-            for b in &self.recent_pulls {
-                h.push_block(*b);
-            }
-        }
         buf.clear();
         h.emit(buf);
         self.stats.datagrams_sent += 1;
@@ -433,10 +472,8 @@ impl Endpoint for RcpReceiver {
             // §5.2.2: probe the application-limited sender, backing off.
             self.rtt.back_off();
             self.persist_deadline = Some(now + self.rtt.rto());
-            self.out.push_back(Out::Req {
-                pull: false,
-                probe: true,
-            });
+            let h = self.cumulative_request(RcpFlags::REQ | RcpFlags::PROBE);
+            self.out.push_back(Out::Req(h));
         }
         if self.fin_deadline.is_some_and(|d| d <= now) {
             if self.rtt.backoff() >= 64 {

@@ -109,6 +109,7 @@ impl RequestBoard {
         r.sent_at = now;
         r.dups = 0;
         r.lost = false;
+        r.wireless = false;
         r.pulls += 1;
         self.in_flight += r.end - r.start;
         self.by_req.insert(r.req_no, start);
@@ -137,6 +138,35 @@ impl RequestBoard {
                 true
             }
             None => false,
+        }
+    }
+
+    /// Withdraws the requests for bytes at or beyond `limit` (the sender has
+    /// less data than was asked for); a request straddling it is shortened.
+    pub fn withdraw_from(&mut self, limit: u64) {
+        let cut: Vec<u64> = self
+            .by_start
+            .range(..)
+            .filter(|(_, r)| r.end > limit)
+            .map(|(&s, _)| s)
+            .collect();
+        for s in cut {
+            let r = self.by_start.remove(&s).expect("listed");
+            if !r.lost {
+                self.in_flight -= r.end - r.start;
+            }
+            self.lost.remove(&s);
+            self.by_req.remove(&r.req_no);
+            if r.start < limit {
+                let kept = Request { end: limit, ..r };
+                if !kept.lost {
+                    self.in_flight += kept.end - kept.start;
+                } else {
+                    self.lost.insert(s);
+                }
+                self.by_req.insert(kept.req_no, s);
+                self.by_start.insert(s, kept);
+            }
         }
     }
 

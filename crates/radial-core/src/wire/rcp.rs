@@ -12,7 +12,8 @@
 //! |  deq: REQ = SEG.DEQ, DATA = bytes available |
 //! |  id:  REQ = newest pull id, DATA = pull id served (0 = cumulative) |
 //! +-----------------------------------+
-//! | nblocks x (start, end, pull id)   |   the most recent pull requests
+//! | nblocks x (start, end, pull id)   |   PUL: its pull, then the 3 before;
+//! |                                   |   otherwise the 3 most recent pulls
 //! +-----------------------------------+
 //! |              payload              |   DATA only
 //! ```
@@ -22,9 +23,12 @@ use crate::seq::SeqNum;
 
 /// Length of the fixed header.
 pub const HEADER_LEN: usize = 20;
-/// Pull requests repeated in every REQ (RCP §3.3.1: "three blocks as proposed
-/// in the SACK option").
-pub const MAX_BLOCKS: usize = 3;
+/// Earlier pull requests repeated in every REQ (RCP §3.3.1: "three blocks as
+/// proposed in the SACK option").
+pub const RECENT_PULLS: usize = 3;
+/// Blocks a REQ carries at most: a PUL REQ's own pull, then the
+/// [`RECENT_PULLS`] before it.
+pub const MAX_BLOCKS: usize = RECENT_PULLS + 1;
 
 /// Header flags.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -251,12 +255,12 @@ mod tests {
         let mut buf = Vec::new();
         RcpHeader::new(RcpFlags::REQ, 1, SeqNum(0), SeqNum(0), 0).emit(&mut buf);
         let mut bad = buf.clone();
-        bad[2] = 4;
+        bad[2] = 5;
         assert_eq!(
             RcpHeader::parse(&bad),
             Err(WireError::BadField {
                 field: "nblocks",
-                value: 4
+                value: 5
             })
         );
         let mut bad = buf.clone();
