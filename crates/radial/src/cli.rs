@@ -52,6 +52,18 @@ enum Command {
         #[arg(long)]
         jobs: Option<usize>,
     },
+    /// Re-create a paper figure: plot, table beside the paper's claim, and the
+    /// issue's acceptance checks, in OUT/<group>.md (e.g. docs/results/rcp.md).
+    Repro {
+        /// Figure name (rcp-fig5a, rcp-fig4c) or `all`.
+        figure: String,
+        /// Output directory.
+        #[arg(long, default_value = "docs/results")]
+        out: PathBuf,
+        /// Parallel simulations (default: available cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
     /// Time the simulator on the S2 dumbbell (20 flows, 300 s) and compare with
     /// ns-2 when it is installed.
     Bench {
@@ -152,6 +164,7 @@ pub fn main() -> ExitCode {
             out,
             jobs,
         } => crate::sweep::sweep_cmd(&scenario, &out, jobs),
+        Command::Repro { figure, out, jobs } => crate::repro::repro(&figure, &out, jobs),
         Command::Bench {
             scenario,
             repeat,

@@ -4,6 +4,7 @@ mod bench;
 mod cli;
 mod demo;
 mod plot;
+mod repro;
 mod run;
 mod sweep;
 

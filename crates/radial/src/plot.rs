@@ -138,7 +138,7 @@ where
                 .background_style(WHITE.mix(0.85))
                 .border_style(BLACK)
                 .label_font(("sans-serif", 15))
-                .position(SeriesLabelPosition::UpperRight)
+                .position(SeriesLabelPosition::LowerLeft)
                 .draw()?;
         }};
     }

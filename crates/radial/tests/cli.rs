@@ -170,3 +170,42 @@ fn sweep_writes_one_column_per_parameter() {
         "5 % loss hurts TCP: {csv}"
     );
 }
+
+#[test]
+fn unknown_repro_figure_exits_2_and_lists_the_known_ones() {
+    let out = radial(&[
+        "repro",
+        "fig99",
+        "--out",
+        temp_dir("repro").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("fig99") && err.contains("rcp-fig5a"), "{err}");
+}
+
+#[test]
+fn a_flow_group_of_count_zero_makes_no_flow() {
+    let dir = temp_dir("count0");
+    let text = GOOD.to_string()
+        + "\n[[flow]]\nname = \"x{i}\"\nprotocol = \"rcp\"\nfrom = \"A\"\nto = \"B\"\ncount = \"${n}\"\n"
+        + "\n[sweep]\n[sweep.params]\nn = [0, 2]\n";
+    let path = write_scenario(&dir, "count.toml", &text);
+    let flows = |n: &str| {
+        let o = dir.join(format!("o{n}"));
+        let r = radial(&[
+            "run",
+            path.to_str().unwrap(),
+            "--set",
+            &format!("n={n}"),
+            "--out",
+            o.to_str().unwrap(),
+        ]);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        let s: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(o.join("summary.json")).unwrap()).unwrap();
+        s["flows"].as_array().unwrap().len()
+    };
+    assert_eq!(flows("0"), 1);
+    assert_eq!(flows("2"), 3);
+}

@@ -363,10 +363,13 @@ impl Resolver<'_> {
         let mut links = Vec::new();
         let mut channels = Vec::new();
         for (i, l) in file.links.iter().enumerate() {
-            let count = l.count.unwrap_or(0);
-            for k in 0..count.max(1) {
+            // No `count`: one item; `count = n`: n items from the template
+            // (none for 0, so a sweep can switch a group off).
+            let templated = l.count.is_some();
+            let count = l.count.unwrap_or(1);
+            for k in 0..count {
                 let sub = |s: &str| {
-                    if count > 0 {
+                    if templated {
                         s.replace("{i}", &(k + 1).to_string())
                     } else {
                         s.to_string()
@@ -428,11 +431,14 @@ impl Resolver<'_> {
         }
         let mut flows = Vec::new();
         for (i, f) in file.flows.iter().enumerate() {
-            let count = f.count.unwrap_or(0);
-            for k in 0..count.max(1) {
+            // No `count`: one item; `count = n`: n items from the template
+            // (none for 0, so a sweep can switch a group off).
+            let templated = f.count.is_some();
+            let count = f.count.unwrap_or(1);
+            for k in 0..count {
                 let idx = flows.len();
                 let sub = |s: &str| {
-                    if count > 0 {
+                    if templated {
                         s.replace("{i}", &(k + 1).to_string())
                     } else {
                         s.to_string()
