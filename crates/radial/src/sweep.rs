@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use radial_sim::metrics::Summary;
+use radial_sim::metrics::{SeriesPoint, Summary};
 use radial_sim::scenario::Point;
-use radial_sim::{Scenario, Simulator};
+use radial_sim::{RunOutput, Scenario, Simulator};
 
 use crate::cli::{io_err, jobs, CliError};
 use crate::run::write;
@@ -21,6 +21,8 @@ pub struct RunResult {
     pub seed: u64,
     /// Its summary.
     pub summary: Summary,
+    /// Its time series.
+    pub series: Vec<SeriesPoint>,
 }
 
 /// Runs every (point, seed) of `sc` on `jobs` threads. Results come back in
@@ -47,14 +49,14 @@ pub fn run_sweep(sc: &Scenario, jobs: usize, label: &str) -> Result<Vec<RunResul
     );
     bar.set_prefix(label.to_string());
     let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<Summary>>> = specs.iter().map(|_| Mutex::new(None)).collect();
+    let slots: Vec<Mutex<Option<RunOutput>>> = specs.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|s| {
         for _ in 0..jobs.min(specs.len()).max(1) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(spec) = specs.get(i) else { break };
                 let out = Simulator::new(spec.clone()).run();
-                *slots[i].lock().expect("no poisoned slot") = Some(out.summary);
+                *slots[i].lock().expect("no poisoned slot") = Some(out);
                 bar.inc(1);
             });
         }
@@ -63,13 +65,17 @@ pub fn run_sweep(sc: &Scenario, jobs: usize, label: &str) -> Result<Vec<RunResul
     Ok(tasks
         .into_iter()
         .zip(slots)
-        .map(|((point, seed), slot)| RunResult {
-            point,
-            seed,
-            summary: slot
+        .map(|((point, seed), slot)| {
+            let out = slot
                 .into_inner()
                 .expect("no poisoned slot")
-                .expect("every run finished"),
+                .expect("every run finished");
+            RunResult {
+                point,
+                seed,
+                summary: out.summary,
+                series: out.series,
+            }
         })
         .collect())
 }

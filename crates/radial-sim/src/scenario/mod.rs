@@ -86,6 +86,9 @@ pub struct Scenario {
     pub name: String,
     /// Swept parameters and their values, in file order.
     pub params: Vec<(String, Vec<toml::Value>)>,
+    /// Parameters that vary together, value by value, instead of in every
+    /// combination (`[sweep] zip = [...]`).
+    pub zip: Vec<String>,
     /// Seeds to run.
     pub seeds: Vec<u64>,
 }
@@ -124,6 +127,7 @@ impl Scenario {
             .map(|i| i + 1);
         let mut params = Vec::new();
         let mut seeds = Vec::new();
+        let mut zip: Vec<String> = Vec::new();
         if let Some(sweep) = table.get("sweep") {
             let sweep = sweep
                 .as_table()
@@ -167,11 +171,30 @@ impl Scenario {
                             params.push((name.clone(), list.clone()));
                         }
                     }
+                    "zip" => {
+                        let list = v.as_array().ok_or_else(|| {
+                            err(
+                                sweep_line,
+                                "sweep.zip",
+                                "must be a list of parameter names".into(),
+                            )
+                        })?;
+                        for n in list {
+                            let name = n.as_str().ok_or_else(|| {
+                                err(
+                                    sweep_line,
+                                    "sweep.zip",
+                                    format!("`{n}` is not a parameter name"),
+                                )
+                            })?;
+                            zip.push(name.to_string());
+                        }
+                    }
                     other => {
                         return Err(err(
                             sweep_line,
                             &format!("sweep.{other}"),
-                            "unknown key (expected `seeds` or `params`)".into(),
+                            "unknown key (expected `seeds`, `params` or `zip`)".into(),
                         ))
                     }
                 }
@@ -183,11 +206,29 @@ impl Scenario {
             .and_then(|n| n.as_str())
             .unwrap_or("")
             .to_string();
+        let mut zip_len = None;
+        for z in &zip {
+            let Some((_, values)) = params.iter().find(|(n, _)| n == z) else {
+                return Err(err(
+                    sweep_line,
+                    "sweep.zip",
+                    format!("`{z}` is not a sweep parameter"),
+                ));
+            };
+            if *zip_len.get_or_insert(values.len()) != values.len() {
+                return Err(err(
+                    sweep_line,
+                    "sweep.zip",
+                    "zipped parameters must have lists of the same length".into(),
+                ));
+            }
+        }
         let mut sc = Scenario {
             file: file.to_string(),
             text: text.to_string(),
             name,
             params,
+            zip,
             seeds,
         };
         if sc.seeds.is_empty() {
@@ -206,19 +247,42 @@ impl Scenario {
     }
 
     /// Every combination of the swept parameters (the first parameter varies
-    /// slowest).
+    /// slowest); zipped parameters advance together as one.
     pub fn points(&self) -> Vec<Point> {
         let mut points = vec![Point { values: Vec::new() }];
         for (name, values) in &self.params {
+            let zipped = self.zip.contains(name);
+            if zipped && self.zip.first() != Some(name) {
+                continue; // expanded with the first of its group
+            }
+            let group: Vec<&(String, Vec<toml::Value>)> = if zipped {
+                self.zip
+                    .iter()
+                    .filter_map(|z| self.params.iter().find(|(n, _)| n == z))
+                    .collect()
+            } else {
+                Vec::new()
+            };
             let mut next = Vec::new();
             for p in &points {
-                for v in values {
+                for (i, v) in values.iter().enumerate() {
                     let mut q = p.clone();
-                    q.values.push((name.clone(), v.clone()));
+                    if zipped {
+                        for (n, vs) in &group {
+                            q.values.push((n.clone(), vs[i].clone()));
+                        }
+                    } else {
+                        q.values.push((name.clone(), v.clone()));
+                    }
                     next.push(q);
                 }
             }
             points = next;
+        }
+        // Report values in declaration order whatever the zip order.
+        for p in &mut points {
+            p.values
+                .sort_by_key(|(n, _)| self.params.iter().position(|(m, _)| m == n));
         }
         points
     }

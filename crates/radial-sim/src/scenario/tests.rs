@@ -426,3 +426,39 @@ fn uniform_starts_are_in_range_distinct_and_reproducible() {
     let e = Scenario::parse("tpl.toml", &reversed).unwrap_err();
     assert!(e.key.contains("start"), "{e}");
 }
+
+#[test]
+fn zipped_parameters_advance_together() {
+    let text = edit("protocol = \"tcp-sack\"", "protocol = \"${proto}\"")
+        + "\n[sweep]\nzip = [\"a\", \"b\"]\n[sweep.params]\nproto = [\"tcp-sack\", \"rcp\"]\na = [1, 2, 3]\nb = [30, 20, 10]\n";
+    let sc = Scenario::parse("zip.toml", &text).unwrap();
+    let points = sc.points();
+    assert_eq!(
+        points.len(),
+        2 * 3,
+        "zip pairs a and b instead of crossing them"
+    );
+    let pairs: Vec<(String, String)> = points
+        .iter()
+        .map(|p| (p.text("a").unwrap(), p.text("b").unwrap()))
+        .collect();
+    assert_eq!(
+        &pairs[..3],
+        &[
+            ("1".into(), "30".into()),
+            ("2".into(), "20".into()),
+            ("3".into(), "10".into())
+        ]
+    );
+    assert_eq!(points[0].text("proto").as_deref(), Some("tcp-sack"));
+    assert_eq!(points[3].text("proto").as_deref(), Some("rcp"));
+    // Unequal lengths and unknown names are errors naming sweep.zip.
+    let bad = text.replace("b = [30, 20, 10]", "b = [30, 20]");
+    let e = Scenario::parse("zip.toml", &bad).unwrap_err();
+    assert_eq!(e.key, "sweep.zip");
+    let bad = text.replace("zip = [\"a\", \"b\"]", "zip = [\"a\", \"c\"]");
+    assert_eq!(
+        Scenario::parse("zip.toml", &bad).unwrap_err().key,
+        "sweep.zip"
+    );
+}
