@@ -1,8 +1,8 @@
 //! `radial demo`: the main job on its embedded default scenario.
 //!
-//! For now the S1 setup (SCENARIOS.md part 1): TCP-SACK, TCP-NewReno and
-//! TCP-ELN over a 2 Mbit/s last hop with random loss in both directions,
-//! 10 seeds per point. Writes a Markdown summary, results.csv and a
+//! For now the S1 setup (SCENARIOS.md part 1): TCP-SACK, TCP-NewReno,
+//! TCP-ELN, RCP and RCP-ELN over a 2 Mbit/s last hop with random loss in both
+//! directions, 10 seeds per point. Writes a Markdown summary, results.csv and a
 //! goodput-versus-loss plot to the output directory.
 
 use std::fmt::Write as _;
@@ -20,10 +20,21 @@ pub const DEMO_SCENARIO: &str = include_str!("../../../scenarios/demo.toml");
 
 pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
     let sc = Scenario::parse("scenarios/demo.toml (embedded)", DEMO_SCENARIO)?;
+    let protocols: Vec<String> = sc
+        .params
+        .iter()
+        .find(|(n, _)| n == "protocol")
+        .map(|(_, v)| {
+            v.iter()
+                .filter_map(|p| p.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
     println!(
-        "radial demo: {} runs (3 TCPs x {} loss rates x {} seeds, 300 s simulated each)",
+        "radial demo: {} runs ({} protocols x {} loss rates x {} seeds, 300 s simulated each)",
         sc.points().len() * sc.seeds.len(),
-        sc.points().len() / 3,
+        protocols.len(),
+        sc.points().len() / protocols.len().max(1),
         sc.seeds.len()
     );
     let results = run_sweep(&sc, jobs(jobs_flag), "demo")?;
@@ -31,7 +42,6 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
     write(&out.join("results.csv"), &results_csv(&sc, &results))?;
 
     let rows = means(&results);
-    let protocols = ["tcp-sack", "tcp-newreno", "tcp-eln"];
     let mut losses: Vec<f64> = Vec::new();
     for (p, _, _, _, _) in &rows {
         let l: f64 = p.text("loss").and_then(|t| t.parse().ok()).unwrap_or(0.0);
@@ -47,7 +57,10 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
             .map(|(_, _, m, sd, n)| (*m, *sd, *n))
     };
     let mut md = String::new();
-    let _ = writeln!(md, "# radial demo: TCP over a lossy wireless last hop\n");
+    let _ = writeln!(
+        md,
+        "# radial demo: TCP and RCP over a lossy wireless last hop\n"
+    );
     let _ = writeln!(
         md,
         "S1 setup (SCENARIOS.md part 1): S -(10 Mbit/s, 20 ms)- AP -(2 Mbit/s, 15 ms)- MH, \
@@ -55,25 +68,14 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
          {} seeds per point. Goodput in Mbit/s, mean ± standard deviation over seeds.\n",
         sc.seeds.len()
     );
-    let _ = writeln!(
-        md,
-        "| loss | tcp-sack | tcp-newreno | tcp-eln | eln / sack |"
-    );
-    let _ = writeln!(md, "|---|---|---|---|---|");
+    let _ = writeln!(md, "| loss | {} |", protocols.join(" | "));
+    let _ = writeln!(md, "|---|{}", "---|".repeat(protocols.len()));
     for &l in &losses {
         let cells: Vec<String> = protocols
             .iter()
             .map(|p| mean_of(p, l).map_or("—".into(), |(m, sd, _)| format!("{m:.3} ± {sd:.3}")))
             .collect();
-        let ratio = match (mean_of("tcp-eln", l), mean_of("tcp-sack", l)) {
-            (Some((e, ..)), Some((s, ..))) if s > 0.0 => format!("{:.2}", e / s),
-            _ => "—".into(),
-        };
-        let _ = writeln!(
-            md,
-            "| {l} | {} | {} | {} | {ratio} |",
-            cells[0], cells[1], cells[2]
-        );
+        let _ = writeln!(md, "| {l} | {} |", cells.join(" | "));
     }
     let _ = writeln!(
         md,
@@ -85,7 +87,7 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
     let series: Vec<Series> = protocols
         .iter()
         .map(|p| Series {
-            label: (*p).to_string(),
+            label: p.clone(),
             points: losses
                 .iter()
                 .filter(|&&l| l > 0.0)
