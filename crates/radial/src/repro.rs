@@ -413,15 +413,16 @@ fn section(target: &Target, sc: &Scenario, table: &Table, checks: &[Check]) -> S
         let _ = writeln!(md);
     }
     let _ = writeln!(md, "\n![{}]({}.png)\n", target.title, target.name);
+    checks_and_notes(&mut md, target, checks);
+    md
+}
+
+/// The acceptance checks, the notes and the command, closing a section.
+fn checks_and_notes(md: &mut String, target: &Target, checks: &[Check]) {
     let _ = writeln!(md, "**Acceptance (issue).**\n");
     for c in checks {
-        let _ = writeln!(
-            md,
-            "- {} — **{}** ({})",
-            c.what,
-            if c.holds { "holds" } else { "does not hold" },
-            c.detail
-        );
+        let verdict = if c.holds { "holds" } else { "does not hold" };
+        let _ = writeln!(md, "- {} — **{verdict}** ({})", c.what, c.detail);
     }
     let _ = writeln!(md, "\n**Notes.** {}\n", target.notes);
     let _ = writeln!(
@@ -429,7 +430,6 @@ fn section(target: &Target, sc: &Scenario, table: &Table, checks: &[Check]) -> S
         "Reproduce: `radial repro {} --out docs/results`.",
         target.name
     );
-    md
 }
 
 /// Replaces (or appends) the section between this target's markers.
@@ -488,22 +488,7 @@ fn friendliness_section(
         "\n![mean]({}-mean.png) ![CoV]({}-cov.png)\n",
         target.name, target.name
     );
-    let _ = writeln!(md, "**Acceptance (issue).**\n");
-    for c in checks {
-        let _ = writeln!(
-            md,
-            "- {} — **{}** ({})",
-            c.what,
-            if c.holds { "holds" } else { "does not hold" },
-            c.detail
-        );
-    }
-    let _ = writeln!(md, "\n**Notes.** {}\n", target.notes);
-    let _ = writeln!(
-        md,
-        "Reproduce: `radial repro {} --out docs/results`.",
-        target.name
-    );
+    checks_and_notes(&mut md, target, checks);
     md
 }
 

@@ -82,6 +82,34 @@ pub fn packet_type(datagram: &[u8]) -> Result<PacketType, WireError> {
     PacketType::from_nibble(ty).ok_or(WireError::UnknownType(ty))
 }
 
+/// Defines a flags byte: a newtype over `u8` with named constants, `contains`
+/// and `|`.
+macro_rules! flags_byte {
+    ($(#[$doc:meta])* $name:ident { $($(#[$cdoc:meta])* $c:ident = $v:expr,)* }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $name(pub u8);
+
+        impl $name {
+            $($(#[$cdoc])* pub const $c: $name = $name($v);)*
+            const ALL: u8 = 0 $(| $v)*;
+
+            /// True when every flag of `other` is set.
+            pub fn contains(self, other: $name) -> bool {
+                self.0 & other.0 == other.0
+            }
+        }
+
+        impl std::ops::BitOr for $name {
+            type Output = $name;
+            fn bitor(self, rhs: $name) -> $name {
+                $name(self.0 | rhs.0)
+            }
+        }
+    };
+}
+pub(crate) use flags_byte;
+
 pub(crate) fn first_byte(ty: PacketType) -> u8 {
     (VERSION << 4) | ty as u8
 }

@@ -18,7 +18,7 @@
 //! |              payload              |   DATA only
 //! ```
 
-use super::{first_byte, packet_type, read_u32, PacketType, WireError};
+use super::{first_byte, flags_byte, packet_type, read_u32, PacketType, WireError};
 use crate::seq::SeqNum;
 
 /// Length of the fixed header.
@@ -30,37 +30,23 @@ pub const RECENT_PULLS: usize = 3;
 /// [`RECENT_PULLS`] before it.
 pub const MAX_BLOCKS: usize = RECENT_PULLS + 1;
 
-/// Header flags.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RcpFlags(pub u8);
-
-impl RcpFlags {
-    /// Connection setup.
-    pub const SYN: RcpFlags = RcpFlags(0x01);
-    /// Acknowledges the peer's SYN or FIN.
-    pub const ACK: RcpFlags = RcpFlags(0x02);
-    /// End of the stream (DATA: the payload ends it; REQ: everything
-    /// arrived, close).
-    pub const FIN: RcpFlags = RcpFlags(0x04);
-    /// Pull mode: send only the block with the header's pull id (§3.3.1).
-    pub const PUL: RcpFlags = RcpFlags(0x08);
-    /// A request from the receiver (absent: data from the sender).
-    pub const REQ: RcpFlags = RcpFlags(0x10);
-    /// A persist probe: the receiver asks how much data the sender has
-    /// (§5.2.2).
-    pub const PROBE: RcpFlags = RcpFlags(0x20);
-    const ALL: u8 = 0x3f;
-
-    /// True when every flag of `other` is set.
-    pub fn contains(self, other: RcpFlags) -> bool {
-        self.0 & other.0 == other.0
-    }
-}
-
-impl std::ops::BitOr for RcpFlags {
-    type Output = RcpFlags;
-    fn bitor(self, rhs: RcpFlags) -> RcpFlags {
-        RcpFlags(self.0 | rhs.0)
+flags_byte! {
+    /// Header flags.
+    RcpFlags {
+        /// Connection setup.
+        SYN = 0x01,
+        /// Acknowledges the peer's SYN or FIN.
+        ACK = 0x02,
+        /// End of the stream (DATA: the payload ends it; REQ: everything
+        /// arrived, close).
+        FIN = 0x04,
+        /// Pull mode: send only the block with the header's pull id (§3.3.1).
+        PUL = 0x08,
+        /// A request from the receiver (absent: data from the sender).
+        REQ = 0x10,
+        /// A persist probe: the receiver asks how much data the sender has
+        /// (§5.2.2).
+        PROBE = 0x20,
     }
 }
 

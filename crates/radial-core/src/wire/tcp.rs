@@ -16,7 +16,7 @@
 //! |              payload              |
 //! ```
 
-use super::{first_byte, packet_type, read_u32, PacketType, WireError};
+use super::{first_byte, flags_byte, packet_type, read_u32, PacketType, WireError};
 use crate::seq::SeqNum;
 
 /// Length of the fixed header.
@@ -25,32 +25,18 @@ pub const HEADER_LEN: usize = 20;
 /// timestamps; ns-2's `TCPSink/Sack1` sends at most 3 by default).
 pub const MAX_SACK_BLOCKS: usize = 4;
 
-/// Header flags.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Flags(pub u8);
-
-impl Flags {
-    /// Synchronise: the first segment of a connection.
-    pub const SYN: Flags = Flags(0x01);
-    /// The acknowledgment field is valid.
-    pub const ACK: Flags = Flags(0x02);
-    /// The sender has no more data.
-    pub const FIN: Flags = Flags(0x04);
-    /// Explicit loss notification: the hole at `ack` was lost on the
-    /// receiver's wireless link, not to congestion (Balakrishnan & Katz).
-    pub const ELN: Flags = Flags(0x08);
-    const ALL: u8 = 0x0f;
-
-    /// True when every flag of `other` is set.
-    pub fn contains(self, other: Flags) -> bool {
-        self.0 & other.0 == other.0
-    }
-}
-
-impl std::ops::BitOr for Flags {
-    type Output = Flags;
-    fn bitor(self, rhs: Flags) -> Flags {
-        Flags(self.0 | rhs.0)
+flags_byte! {
+    /// Header flags.
+    Flags {
+        /// Synchronise: the first segment of a connection.
+        SYN = 0x01,
+        /// The acknowledgment field is valid.
+        ACK = 0x02,
+        /// The sender has no more data.
+        FIN = 0x04,
+        /// Explicit loss notification: the hole at `ack` was lost on the
+        /// receiver's wireless link, not to congestion (Balakrishnan & Katz).
+        ELN = 0x08,
     }
 }
 
