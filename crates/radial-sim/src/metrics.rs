@@ -50,6 +50,32 @@ pub struct LinkReport {
     pub stats: LinkStats,
 }
 
+/// A node's radio energy (nodes with an `energy` model only).
+///
+/// The radio transmits while a link leaving the node carries one of its
+/// packets and receives while a link entering it delivers one (lost frames
+/// included: they were received, then failed); the rest of the run it is idle,
+/// or asleep. Point-to-point links are full duplex, so transmit and receive
+/// time may overlap; idle time is what remains, never negative.
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeReport {
+    /// Node name.
+    pub name: String,
+    /// Energy drawn over the run, in joules.
+    pub energy_j: f64,
+    /// Seconds transmitting.
+    pub tx_s: f64,
+    /// Seconds receiving.
+    pub rx_s: f64,
+    /// Seconds awake and idle.
+    pub idle_s: f64,
+    /// Seconds asleep.
+    pub sleep_s: f64,
+    /// Joules per megabyte delivered in order to the applications at this
+    /// node (null when nothing was delivered).
+    pub energy_per_mb_j: Option<f64>,
+}
+
 /// Across flows.
 #[derive(Clone, Debug, Serialize)]
 pub struct Aggregate {
@@ -81,6 +107,8 @@ pub struct Summary {
     pub aggregate: Aggregate,
     /// Per-link-direction counters.
     pub links: Vec<LinkReport>,
+    /// Radio energy of the nodes that model it.
+    pub nodes: Vec<NodeReport>,
 }
 
 impl Aggregate {

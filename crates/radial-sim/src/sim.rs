@@ -9,7 +9,7 @@ use crate::app::{Sink, Source};
 use crate::channel::{GilbertElliott, LossModel};
 use crate::event::{EventKind, EventQueue};
 use crate::link::Link;
-use crate::metrics::{Aggregate, FlowReport, LinkReport, SeriesPoint, Summary};
+use crate::metrics::{Aggregate, FlowReport, LinkReport, NodeReport, SeriesPoint, Summary};
 use crate::packet::{Addr, Packet};
 use crate::rng::Rng;
 use crate::routing::Routing;
@@ -658,6 +658,42 @@ impl Simulator {
                 stats: l.stats,
             })
             .collect();
+        let nodes = self
+            .spec
+            .energy
+            .iter()
+            .map(|&(node, model)| {
+                let busy = |dir: fn(&Link) -> u32| -> f64 {
+                    self.net
+                        .links
+                        .iter()
+                        .filter(|l| dir(l) == node)
+                        .map(|l| l.busy().as_secs_f64())
+                        .sum()
+                };
+                let tx = busy(|l| l.from);
+                let rx = busy(|l| l.to);
+                let idle = (duration - tx - rx).max(0.0);
+                let energy = model.tx * tx + model.rx * rx + model.idle * idle;
+                let delivered: u64 = self
+                    .spec
+                    .flows
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| f.to == node)
+                    .map(|(i, _)| self.delivered(i))
+                    .sum();
+                NodeReport {
+                    name: self.spec.nodes[node as usize].clone(),
+                    energy_j: energy,
+                    tx_s: tx,
+                    rx_s: rx,
+                    idle_s: idle,
+                    sleep_s: 0.0,
+                    energy_per_mb_j: (delivered > 0).then(|| energy / (delivered as f64 / 1e6)),
+                }
+            })
+            .collect();
         RunOutput {
             summary: Summary {
                 scenario: self.spec.name.clone(),
@@ -667,6 +703,7 @@ impl Simulator {
                 flows,
                 aggregate: Aggregate::of(&reliable),
                 links,
+                nodes,
             },
             series: self.series,
         }

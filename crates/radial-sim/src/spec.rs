@@ -18,6 +18,8 @@ pub struct RunSpec {
     pub seed: u64,
     /// Node names, indexed by node id.
     pub nodes: Vec<String>,
+    /// Radio power model of the nodes that have one (node id, model).
+    pub energy: Vec<(u32, EnergyModel)>,
     /// Duplex links.
     pub links: Vec<LinkSpec>,
     /// Gilbert-Elliott channels referenced by links.
@@ -30,6 +32,19 @@ pub struct RunSpec {
     pub overhead_bytes: u32,
     /// Interval of the time series.
     pub sample_interval: Duration,
+}
+
+/// Power drawn by a node's radio in each state, in watts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EnergyModel {
+    /// Transmitting.
+    pub tx: f64,
+    /// Receiving.
+    pub rx: f64,
+    /// Awake, neither sending nor receiving (idle listening).
+    pub idle: f64,
+    /// Asleep.
+    pub sleep: f64,
 }
 
 /// A duplex link between two nodes; each direction has its own queue and

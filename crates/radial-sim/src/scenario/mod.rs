@@ -20,8 +20,8 @@ use toml::Spanned;
 use crate::channel::GilbertElliottParams;
 use crate::rng::Rng;
 use crate::spec::{
-    Direction, FlowProtocol, FlowSpec, LinkAction, LinkSpec, LossSpec, OnOffSpec, RunSpec,
-    ScheduleSpec, Traffic,
+    Direction, EnergyModel, FlowProtocol, FlowSpec, LinkAction, LinkSpec, LossSpec, OnOffSpec,
+    RunSpec, ScheduleSpec, Traffic,
 };
 use schema::{File, LossValue, StartValue, TcpTable};
 
@@ -412,6 +412,7 @@ impl Resolver<'_> {
 
     fn resolve(&self, file: File, seed: u64) -> Result<RunSpec, ScenarioError> {
         let mut nodes: Vec<String> = Vec::new();
+        let mut energy = Vec::new();
         for (i, n) in file.nodes.iter().enumerate() {
             for name in expand(n.name.get_ref(), n.count) {
                 if nodes.contains(&name) {
@@ -420,6 +421,17 @@ impl Resolver<'_> {
                         format!("node[{i}].name"),
                         format!("duplicate node `{name}`"),
                     );
+                }
+                if let Some(e) = n.energy {
+                    energy.push((
+                        nodes.len() as u32,
+                        EnergyModel {
+                            tx: e.tx.0,
+                            rx: e.rx.0,
+                            idle: e.idle.0,
+                            sleep: e.sleep.0,
+                        },
+                    ));
                 }
                 nodes.push(name);
             }
@@ -684,6 +696,7 @@ impl Resolver<'_> {
             duration: file.scenario.duration.0,
             seed,
             nodes,
+            energy,
             links,
             channels,
             flows,

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::units::{Rate, Size, Time};
+use super::units::{Power, Rate, Size, Time};
 
 /// A whole scenario file.
 #[derive(Debug, Deserialize)]
@@ -89,6 +89,18 @@ pub struct NodeTable {
     pub name: Spanned<String>,
     #[serde(default)]
     pub count: Option<u32>,
+    #[serde(default)]
+    pub energy: Option<EnergyTable>,
+}
+
+/// Radio power draw by state (RCP paper §3.4.4's 802.11b card).
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnergyTable {
+    pub tx: Power,
+    pub rx: Power,
+    pub idle: Power,
+    pub sleep: Power,
 }
 
 #[derive(Clone, Debug, Deserialize)]

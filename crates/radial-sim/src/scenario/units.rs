@@ -97,6 +97,22 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     Ok((v * mult).round() as u64)
 }
 
+/// Parses a power such as `"1.65W"` or `"45mW"`, in watts.
+pub fn parse_power(s: &str) -> Result<f64, String> {
+    let (v, unit) =
+        split_number(s).ok_or_else(|| format!("invalid power `{s}`: expected e.g. \"1.4W\""))?;
+    let mult = match unit {
+        "W" => 1.0,
+        "mW" => 1e-3,
+        "" => return Err(format!("power `{s}` has no unit (W, mW)")),
+        _ => return Err(format!("power `{s}` has unknown unit `{unit}` (W, mW)")),
+    };
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!("power `{s}` must not be negative"));
+    }
+    Ok(v * mult)
+}
+
 macro_rules! unit_type {
     ($name:ident, $inner:ty, $parse:ident, $what:literal) => {
         #[doc = concat!("A ", $what, " written with its unit in a scenario file.")]
@@ -136,6 +152,7 @@ macro_rules! unit_type {
 unit_type!(Rate, BitRate, parse_rate, "rate");
 unit_type!(Time, Duration, parse_time, "time");
 unit_type!(Size, u64, parse_size, "size");
+unit_type!(Power, f64, parse_power, "power");
 
 #[cfg(test)]
 mod tests {
@@ -151,5 +168,8 @@ mod tests {
         assert!(parse_rate("-10Mbit/s").unwrap_err().contains("positive"));
         assert!(parse_rate("10Mbx").unwrap_err().contains("unknown unit"));
         assert!(parse_time("20").unwrap_err().contains("no unit"));
+        assert_eq!(parse_power("45mW"), Ok(0.045));
+        assert_eq!(parse_power("1.65W"), Ok(1.65));
+        assert!(parse_power("-1W").is_err());
     }
 }
