@@ -35,6 +35,19 @@ pub enum HostEvent {
         /// The lost datagram, as sent.
         datagram: Vec<u8>,
     },
+    /// The host put the interface of `path` to sleep (it saw the channel go
+    /// bad; RCP paper §3.4.4): nothing is sent or received until
+    /// [`HostEvent::InterfaceAwake`].
+    InterfaceAsleep {
+        /// The sleeping path.
+        path: PathId,
+    },
+    /// The interface of `path` is awake again (a beacon found the channel
+    /// good).
+    InterfaceAwake {
+        /// The woken path.
+        path: PathId,
+    },
     /// The host moved to a link of this bandwidth (TCP-HO's hint).
     HandoffHint {
         /// The path that changed.
@@ -113,4 +126,11 @@ pub trait Endpoint {
 
     /// Counters for measurement.
     fn stats(&self) -> EndpointStats;
+
+    /// True when the endpoint copes with its interface sleeping (it freezes
+    /// its timers and stops sending), so the host may sleep in bad channel
+    /// states. False by default: a TCP endpoint keeps its interface awake.
+    fn tolerates_sleep(&self) -> bool {
+        false
+    }
 }

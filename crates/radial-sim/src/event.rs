@@ -43,6 +43,11 @@ pub enum EventKind {
     },
     /// Periodic sampling of time series.
     Sample,
+    /// A sleeping host wakes for an access-point beacon.
+    Beacon {
+        /// Node index.
+        node: u32,
+    },
 }
 
 /// A heap entry: time and insertion order packed into one `u128` key, so the

@@ -37,6 +37,8 @@ pub struct LinkStats {
     pub drops_channel: u64,
     /// Drops because the link was down.
     pub drops_link_down: u64,
+    /// Packets that reached a sleeping host and were lost.
+    pub drops_asleep: u64,
     /// Longest queue seen, in packets.
     pub max_queue: u64,
 }

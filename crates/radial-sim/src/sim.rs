@@ -103,6 +103,25 @@ struct FlowState {
     completed_at: Option<Instant>,
 }
 
+/// Beacon interval of the access point; a sleeping host wakes at each beacon
+/// (RCP paper §3.4.4).
+const BEACON_INTERVAL: Duration = Duration::from_millis(100);
+/// How long the host listens to each beacon.
+const BEACON_LISTEN: Duration = Duration::from_millis(2);
+
+/// Sleep state of a host whose radio can sleep (§3.4.4).
+#[derive(Debug, Default)]
+struct Sleep {
+    /// The Gilbert-Elliott channel of the host's incoming wireless link.
+    channel: Option<u32>,
+    /// Asleep since.
+    since: Option<Instant>,
+    total: Duration,
+    beacons: u64,
+    /// Airtime of frames that reached the host while it slept.
+    rx_asleep: Duration,
+}
+
 /// A simulation run.
 pub struct Simulator {
     spec: RunSpec,
@@ -111,6 +130,8 @@ pub struct Simulator {
     flows: Vec<FlowState>,
     sources: Vec<OnOff>,
     series: Vec<SeriesPoint>,
+    /// Per node.
+    sleep: Vec<Sleep>,
     /// Application write buffer.
     scratch: Vec<u8>,
     /// Application read buffer.
@@ -186,11 +207,20 @@ impl Simulator {
             flows: Vec::new(),
             sources: Vec::new(),
             series: Vec::new(),
+            sleep: Vec::new(),
             scratch: Vec::new(),
             read_buf: vec![0; 64 * 1024],
             spec,
         };
         sim.build_flows(&node_addr);
+        sim.sleep = (0..sim.spec.nodes.len())
+            .map(|_| Sleep::default())
+            .collect();
+        for l in &sim.net.links {
+            if let LossModel::GilbertElliott(c) = l.loss {
+                sim.sleep[l.to as usize].channel = Some(c);
+            }
+        }
         sim
     }
 
@@ -333,11 +363,14 @@ impl Simulator {
                 let now = self.net.now;
                 let ch = &mut self.net.channels[channel as usize];
                 ch.toggle(now);
+                let bad = ch.bad;
                 let d = ch.sojourn();
                 self.net
                     .events
                     .push(now + d, EventKind::Channel { channel });
+                self.channel_changed(channel, bad);
             }
+            EventKind::Beacon { node } => self.beacon(node),
             EventKind::Sample => {
                 let t = self.net.now.as_secs_f64();
                 for i in 0..self.flows.len() {
@@ -376,6 +409,18 @@ impl Simulator {
                 },
             );
         }
+        if self.sleep[to as usize].since.is_some() {
+            // The host's radio is asleep: the frame is lost, unheard.
+            let link = &mut self.net.links[l as usize];
+            link.stats.drops_asleep += 1;
+            let p = match outcome {
+                Ok(p) | Err(p) => p,
+            };
+            let airtime = link.rate.transmission_time(u64::from(p.wire_len));
+            self.sleep[to as usize].rx_asleep += airtime;
+            self.net.recycle(p.data);
+            return;
+        }
         match outcome {
             Ok(p) => {
                 if self.net.iface_node[p.dst.0 as usize] == to {
@@ -405,6 +450,64 @@ impl Simulator {
                 self.net.recycle(p.data);
             }
         }
+    }
+
+    /// True when `node` models energy and every endpoint on it copes with a
+    /// sleeping interface (a TCP endpoint does not: TCP keeps it awake).
+    fn may_sleep(&self, node: u32) -> bool {
+        let mut agents = self.agents.iter().filter(|a| a.node == node).peekable();
+        self.spec.energy.iter().any(|&(n, _)| n == node)
+            && agents.peek().is_some()
+            && agents.all(|a| a.endpoint.as_ref().is_some_and(|e| e.tolerates_sleep()))
+    }
+
+    fn notify_node(&mut self, node: u32, event: &HostEvent) {
+        let now = self.net.now;
+        for i in 0..self.agents.len() {
+            if self.agents[i].node != node {
+                continue;
+            }
+            if let Some(ep) = self.agents[i].endpoint.as_mut() {
+                ep.handle_event(now, event.clone());
+            }
+            self.service(i);
+        }
+    }
+
+    /// §3.4.4: a host that may sleep does so as soon as its channel turns
+    /// bad, and looks at the channel again at each beacon.
+    fn channel_changed(&mut self, channel: u32, bad: bool) {
+        let now = self.net.now;
+        for node in 0..self.sleep.len() as u32 {
+            if self.sleep[node as usize].channel != Some(channel) || !self.may_sleep(node) {
+                continue;
+            }
+            let asleep = self.sleep[node as usize].since.is_some();
+            if bad && !asleep {
+                self.sleep[node as usize].since = Some(now);
+                self.notify_node(node, &HostEvent::InterfaceAsleep { path: PathId(0) });
+            } else if !bad && asleep {
+                let k = now.as_nanos() / BEACON_INTERVAL.as_nanos() + 1;
+                let at = Instant::from_nanos(k * BEACON_INTERVAL.as_nanos());
+                self.net.events.push(at, EventKind::Beacon { node });
+            }
+        }
+    }
+
+    fn beacon(&mut self, node: u32) {
+        let now = self.net.now;
+        let s = &self.sleep[node as usize];
+        let (Some(since), Some(c)) = (s.since, s.channel) else {
+            return;
+        };
+        if self.net.channels[c as usize].bad {
+            return; // still bad: sleep on until the channel changes again
+        }
+        let s = &mut self.sleep[node as usize];
+        s.since = None;
+        s.total += now - since;
+        s.beacons += beacons_in(since, now);
+        self.notify_node(node, &HostEvent::InterfaceAwake { path: PathId(0) });
     }
 
     fn deliver(&mut self, p: Packet) {
@@ -671,10 +774,21 @@ impl Simulator {
                         .map(|l| l.busy().as_secs_f64())
                         .sum()
                 };
+                let sl = &self.sleep[node as usize];
+                let (mut sleep, mut beacons) = (sl.total, sl.beacons);
+                if let Some(since) = sl.since {
+                    sleep += self.end - since;
+                    beacons += beacons_in(since, self.end);
+                }
+                let sleep = sleep.as_secs_f64();
+                let beacon = (BEACON_LISTEN.as_secs_f64() * beacons as f64).min(sleep);
                 let tx = busy(|l| l.from);
-                let rx = busy(|l| l.to);
-                let idle = (duration - tx - rx).max(0.0);
-                let energy = model.tx * tx + model.rx * rx + model.idle * idle;
+                let rx = (busy(|l| l.to) - sl.rx_asleep.as_secs_f64()).max(0.0);
+                let idle = (duration - tx - rx - sleep).max(0.0);
+                let energy = model.tx * tx
+                    + model.rx * (rx + beacon)
+                    + model.sleep * (sleep - beacon)
+                    + model.idle * idle;
                 let delivered: u64 = self
                     .spec
                     .flows
@@ -689,7 +803,7 @@ impl Simulator {
                     tx_s: tx,
                     rx_s: rx,
                     idle_s: idle,
-                    sleep_s: 0.0,
+                    sleep_s: sleep,
                     energy_per_mb_j: (delivered > 0).then(|| energy / (delivered as f64 / 1e6)),
                 }
             })
@@ -708,4 +822,10 @@ impl Simulator {
             series: self.series,
         }
     }
+}
+
+/// Beacon instants (multiples of the beacon interval) in `(from, to]`.
+fn beacons_in(from: Instant, to: Instant) -> u64 {
+    let i = BEACON_INTERVAL.as_nanos();
+    (to.as_nanos() / i).saturating_sub(from.as_nanos() / i)
 }

@@ -64,3 +64,68 @@ fn bad_power_units_name_the_key() {
     assert!(e.key.contains("energy"), "{e}");
     assert!(e.message.contains("no unit"), "{e}");
 }
+
+/// A two-state channel whose bad state lasts seconds: the RCP host with power
+/// saving sleeps through it (and keeps every byte intact), the TCP host never
+/// sleeps, and sleeping costs less energy per megabyte.
+#[test]
+fn rcp_host_sleeps_in_bad_states_and_tcp_host_does_not() {
+    let text = |proto: &str| {
+        format!(
+            r#"
+[scenario]
+name = "sleep"
+duration = "120s"
+
+[tcp]
+power_save = true
+
+[[node]]
+name = "S"
+[[node]]
+name = "MH"
+energy = {{ tx = "1.65W", rx = "1.4W", idle = "1.4W", sleep = "45mW" }}
+
+[[link]]
+between = ["S", "MH"]
+rate = "2Mbit/s"
+delay = "15ms"
+queue = 50
+loss = {{ model = "gilbert-elliott", good_loss = 0.0001, bad_loss = 0.1, good_mean = "10s", bad_mean = "8s" }}
+
+[[flow]]
+protocol = "{proto}"
+from = "S"
+to = "MH"
+"#
+        )
+    };
+    let run = |proto: &str| {
+        let sc = Scenario::parse("sleep.toml", &text(proto)).unwrap();
+        let spec = sc.build(&sc.points()[0], 3).unwrap();
+        Simulator::new(spec).run().summary
+    };
+    let rcp = run("rcp");
+    let tcp = run("tcp-sack");
+    let (r, t) = (&rcp.nodes[0], &tcp.nodes[0]);
+    assert!(r.sleep_s > 10.0, "the RCP host slept: {} s", r.sleep_s);
+    assert_eq!(t.sleep_s, 0.0, "TCP keeps the interface awake");
+    let asleep_drops: u64 = rcp.links.iter().map(|l| l.stats.drops_asleep).sum();
+    assert_eq!(
+        tcp.links.iter().map(|l| l.stats.drops_asleep).sum::<u64>(),
+        0
+    );
+    assert!(
+        asleep_drops < 200,
+        "little is in flight when the host falls asleep: {asleep_drops}"
+    );
+    assert_eq!(rcp.flows[0].corrupt_bytes, 0);
+    assert!(rcp.flows[0].bytes_delivered > 5_000_000);
+    assert!(
+        r.energy_per_mb_j.unwrap() < t.energy_per_mb_j.unwrap(),
+        "{:?} vs {:?}",
+        r.energy_per_mb_j,
+        t.energy_per_mb_j
+    );
+    assert_eq!(rcp.flows[0].timeouts, 0, "timers are frozen while asleep");
+}

@@ -27,7 +27,12 @@ pub struct Table {
 }
 
 impl Table {
-    fn from_results(results: &[RunResult], series_param: &str, x_param: &str) -> Self {
+    fn from_results(
+        results: &[RunResult],
+        series_param: &str,
+        x_param: &str,
+        metric: fn(&RunResult) -> Option<f64>,
+    ) -> Self {
         let mut t = Table {
             series: Vec::new(),
             xs: Vec::new(),
@@ -58,15 +63,8 @@ impl Table {
             for row in &mut t.cells {
                 row.resize(t.xs.len(), Vec::new());
             }
-            let flows: Vec<f64> = r
-                .summary
-                .flows
-                .iter()
-                .filter(|f| f.protocol != "udp")
-                .map(|f| f.goodput_mbps)
-                .collect();
-            if !flows.is_empty() {
-                t.cells[si][xi].push(flows.iter().sum::<f64>() / flows.len() as f64);
+            if let Some(v) = metric(r) {
+                t.cells[si][xi].push(v);
             }
         }
         t
@@ -88,6 +86,23 @@ impl Table {
         };
         Some((mean, t95(v.len()) * sd / n.sqrt()))
     }
+}
+
+/// Mean goodput of a run's reliable (non-UDP) flows.
+fn flow_goodput(r: &RunResult) -> Option<f64> {
+    let g: Vec<f64> = r
+        .summary
+        .flows
+        .iter()
+        .filter(|f| f.protocol != "udp")
+        .map(|f| f.goodput_mbps)
+        .collect();
+    (!g.is_empty()).then(|| g.iter().sum::<f64>() / g.len() as f64)
+}
+
+/// Joules per delivered megabyte at the (first) node that models energy.
+fn energy_per_mb(r: &RunResult) -> Option<f64> {
+    r.summary.nodes.first().and_then(|n| n.energy_per_mb_j)
 }
 
 /// Two-sided 95 % Student t quantile for `n` samples.
@@ -150,6 +165,9 @@ pub enum Kind {
     /// Mean and CoV of per-flow throughput at several times, against
     /// `x_param` (the number of RCP flows among 20).
     Friendliness,
+    /// Energy per delivered megabyte and goodput against `x_param`, one
+    /// curve per protocol.
+    Energy,
 }
 
 /// Times (s) at which friendliness is measured: cumulative throughput since
@@ -335,6 +353,21 @@ fn fig4c_checks(t: &Table) -> Vec<Check> {
 
 /// Every target, in the order `repro all` runs them.
 pub const TARGETS: &[Target] = &[
+    Target {
+        name: "rcp-fig5c",
+        group: "rcp",
+        title: "RCP Figure 5(c): energy and goodput with power management",
+        scenario: include_str!("../../../scenarios/papers/rcp-fig5c.toml"),
+        path: "scenarios/papers/rcp-fig5c.toml",
+        claim: "§3.4.4: \"the longer the mobile host stays in the sleep mode, the more energy savings it can achieve using RCP\"; \"for various conditions of the channel state, the throughput achieved using RCP is in fact no less than that when using TCP\".",
+        x_param: "bad_mean_s",
+        x_label: "mean duration of the bad channel state (s)",
+        x_scale: 1.0,
+        log_x: false,
+        checks: |_| Vec::new(),
+        notes: "The RCP host sleeps as soon as the channel turns bad, wakes at the first 100 ms beacon that finds it good (2 ms beacons charged at receive power), freezes its timers while asleep and, on waking, requests again what was outstanding without a window cut; the TCP host stays awake. Idle power is taken equal to receive power (1.4 W), as the paper gives no idle figure. Point-to-point links are full duplex, so transmit and receive airtime may overlap and are both charged. The wired part is SCENARIOS.md's S1 path.",
+        kind: Kind::Energy,
+    },
     Target {
         name: "rcp-fig4ab",
         group: "rcp",
@@ -535,6 +568,100 @@ fn run_friendliness(
     Ok((friendliness_section(target, sc, &f, &checks), holds))
 }
 
+fn fig5c_checks(goodput: &Table, energy: &Table) -> Vec<Check> {
+    let mut out = Vec::new();
+    for (xi, &x) in energy.xs.iter().enumerate() {
+        if let (Some((er, _)), Some((et, _)), Some((gr, _)), Some((gt, _))) = (
+            energy.stat("rcp", xi),
+            energy.stat("tcp-sack", xi),
+            goodput.stat("rcp", xi),
+            goodput.stat("tcp-sack", xi),
+        ) {
+            out.push(Check {
+                what: format!(
+                    "bad-state mean {x} s: RCP's energy per MB below TCP's, with goodput no lower"
+                ),
+                holds: er < et && gr >= gt,
+                detail: format!("{er:.2} vs {et:.2} J/MB; {gr:.4} vs {gt:.4} Mbit/s"),
+            });
+        }
+    }
+    out
+}
+
+fn run_energy(
+    target: &Target,
+    sc: &Scenario,
+    goodput: &Table,
+    energy: &Table,
+    out: &Path,
+) -> Result<(String, bool), CliError> {
+    let checks = fig5c_checks(goodput, energy);
+    for (suffix, y_label, t) in [
+        (
+            "energy",
+            "energy per delivered MB at the mobile host (J)",
+            energy,
+        ),
+        ("goodput", "goodput (Mbit/s)", goodput),
+    ] {
+        let series: Vec<Series> = t
+            .series
+            .iter()
+            .map(|s| Series {
+                label: s.clone(),
+                points: (0..t.xs.len())
+                    .filter_map(|xi| t.stat(s, xi).map(|(m, _)| (t.xs[xi] * target.x_scale, m)))
+                    .collect(),
+            })
+            .collect();
+        line_plot(
+            &out.join(format!("{}-{suffix}", target.name)),
+            &Figure {
+                title: target.title,
+                x_label: target.x_label,
+                y_label,
+                log_x: target.log_x,
+                series: &series,
+            },
+        )?;
+    }
+    let mut md = String::new();
+    let _ = writeln!(md, "## {}\n", target.title);
+    let _ = writeln!(md, "**Paper.** {}\n", target.claim);
+    let _ = writeln!(
+        md,
+        "**Ours.** Energy per delivered megabyte at the mobile host (J) and goodput (Mbit/s), mean ± 95 % confidence half-width over {} seeds, 300 s each (`{}`).\n",
+        sc.seeds.len(),
+        target.path
+    );
+    let _ = write!(md, "| {} |", target.x_param);
+    for s in &energy.series {
+        let _ = write!(md, " {s} J/MB | {s} Mbit/s |");
+    }
+    let _ = writeln!(md);
+    let _ = writeln!(md, "|---|{}", "---|".repeat(2 * energy.series.len()));
+    for (xi, x) in energy.xs.iter().enumerate() {
+        let _ = write!(md, "| {x} |");
+        for s in &energy.series {
+            let cell = |t: &Table, p: usize| {
+                t.stat(s, xi)
+                    .map_or("—".to_string(), |(m, c)| format!("{m:.p$} ± {c:.p$}"))
+            };
+            let _ = write!(md, " {} | {} |", cell(energy, 2), cell(goodput, 4));
+        }
+        let _ = writeln!(md);
+    }
+    let _ = writeln!(
+        md,
+        "\n![energy]({}-energy.png) ![goodput]({}-goodput.png)\n",
+        target.name, target.name
+    );
+    checks_and_notes(&mut md, target, &checks);
+    let holds = checks.iter().all(|c| c.holds);
+    Ok((md, holds))
+}
+
 fn run_target(target: &Target, out: &Path, jobs_n: usize) -> Result<bool, CliError> {
     let sc = Scenario::parse(target.path, target.scenario)?;
     let results = run_sweep(&sc, jobs_n, target.name)?;
@@ -544,7 +671,13 @@ fn run_target(target: &Target, out: &Path, jobs_n: usize) -> Result<bool, CliErr
         publish(target, out, &body)?;
         return Ok(holds);
     }
-    let table = Table::from_results(&results, "protocol", target.x_param);
+    let table = Table::from_results(&results, "protocol", target.x_param, flow_goodput);
+    if target.kind == Kind::Energy {
+        let energy = Table::from_results(&results, "protocol", target.x_param, energy_per_mb);
+        let (body, holds) = run_energy(target, &sc, &table, &energy, out)?;
+        publish(target, out, &body)?;
+        return Ok(holds);
+    }
     let checks = (target.checks)(&table);
     let series: Vec<Series> = table
         .series

@@ -112,6 +112,10 @@ pub struct RcpConfig {
     /// available (§5.2.2), so it must not be below what the receiver may
     /// request in a round trip; by default the whole send buffer.
     pub unsent_limit: usize,
+    /// Let the host sleep in bad channel states (§3.4.4): the receiver
+    /// freezes its timers while asleep and re-requests what was outstanding
+    /// when it wakes.
+    pub power_save: bool,
     /// Connection identifier carried in every packet.
     pub conn_id: u32,
     /// The sender's initial sequence number.
@@ -138,6 +142,7 @@ impl RcpConfig {
             opener: Opener::Receiver,
             send_buffer: 2 * (window * mss) as usize,
             unsent_limit: 2 * (window * mss) as usize,
+            power_save: false,
             conn_id: 0,
             isn: SeqNum(0),
         }

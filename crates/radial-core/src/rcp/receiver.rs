@@ -63,6 +63,9 @@ pub struct RcpReceiver {
     delivered_all: bool,
     /// The application read data, which may open room for requests.
     read_since_poll: bool,
+    /// Asleep (§3.4.4): the remaining time of each frozen timer (RTO,
+    /// persist, handshake, FIN), restored at wake-up.
+    asleep: Option<[Option<crate::time::Duration>; 4]>,
     stats: EndpointStats,
 }
 
@@ -96,6 +99,7 @@ impl RcpReceiver {
             events: VecDeque::new(),
             delivered_all: false,
             read_since_poll: false,
+            asleep: None,
             stats: EndpointStats::default(),
             config,
             path,
@@ -170,7 +174,7 @@ impl RcpReceiver {
     /// Issues what the window allows: pulls for lost segments first, then new
     /// data in cumulative mode.
     fn send_requests(&mut self, now: Instant) {
-        if self.state != State::Established {
+        if self.state != State::Established || self.asleep.is_some() {
             return;
         }
         let cwnd = self.cc.window().cwnd;
@@ -324,6 +328,48 @@ impl RcpReceiver {
         self.send_requests(now);
     }
 
+    /// §3.4.4: the host sleeps; RCP freezes its timers and stops
+    /// requesting. What it had queued cannot be sent.
+    fn sleep(&mut self, now: Instant) {
+        if self.asleep.is_some() {
+            return;
+        }
+        let left = |d: Option<Instant>| d.map(|d| d.saturating_since(now));
+        self.asleep = Some([
+            left(self.rto_deadline.take()),
+            left(self.persist_deadline.take()),
+            left(self.handshake_deadline.take()),
+            left(self.fin_deadline.take()),
+        ]);
+        self.out.clear();
+    }
+
+    /// §3.4.4: awake again, RCP "resumes data request based on the state
+    /// (holes) of the receive buffer": what was outstanding was lost with the
+    /// sleeping interface and is requested again, without a window cut (the
+    /// loss was not congestion). Timers resume with the time they had left.
+    fn wake(&mut self, now: Instant) {
+        let Some([rto, persist, handshake, fin]) = self.asleep.take() else {
+            return;
+        };
+        let at = |d: Option<crate::time::Duration>| d.map(|d| now + d);
+        self.rto_deadline = at(rto);
+        self.persist_deadline = at(persist);
+        self.handshake_deadline = at(handshake);
+        self.fin_deadline = at(fin);
+        self.timed = None;
+        self.board.mark_all_lost();
+        match self.state {
+            State::SynSent => self.out.push_back(Out::Syn),
+            State::SynReceived => self.out.push_back(Out::SynAck),
+            _ => {}
+        }
+        if self.delivered_all && self.state == State::Established {
+            self.out.push_back(Out::Fin);
+        }
+        self.send_requests(now);
+    }
+
     fn on_timeout(&mut self, now: Instant) {
         // No data for a whole RTO while requests are outstanding: the same
         // response as TCP's, but the buffer is kept and only what is missing
@@ -390,6 +436,17 @@ impl Endpoint for RcpReceiver {
     }
 
     fn handle_event(&mut self, now: Instant, event: HostEvent) {
+        match event {
+            HostEvent::InterfaceAsleep { .. } if self.config.power_save => {
+                self.sleep(now);
+                return;
+            }
+            HostEvent::InterfaceAwake { .. } if self.config.power_save => {
+                self.wake(now);
+                return;
+            }
+            _ => {}
+        }
         if let HostEvent::WirelessLoss { datagram, .. } = event {
             if !self.config.variant.knows_wireless_losses() {
                 return;
@@ -410,6 +467,9 @@ impl Endpoint for RcpReceiver {
     }
 
     fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<PathId> {
+        if self.asleep.is_some() {
+            return None;
+        }
         if self.state == State::Opening {
             self.state = State::SynSent;
             self.out.push_back(Out::Syn);
@@ -501,6 +561,10 @@ impl Endpoint for RcpReceiver {
     }
 
     fn close(&mut self) {}
+
+    fn tolerates_sleep(&self) -> bool {
+        self.config.power_save
+    }
 
     fn read(&mut self, buf: &mut [u8]) -> usize {
         let n = self.buffer.read(buf);

@@ -609,11 +609,16 @@ impl Resolver<'_> {
                     };
                     let key = format!("flow[{i}].tcp");
                     let protocol = if let Some(variant) = TcpVariant::from_name(proto) {
-                        if table.open.is_some() {
+                        // RCP-only keys may sit in the shared [tcp] table, but
+                        // not in a TCP flow's own overrides.
+                        if f.tcp
+                            .as_ref()
+                            .is_some_and(|o| o.open.is_some() || o.power_save.is_some())
+                        {
                             return self.err(
                                 Some(f.protocol.span()),
                                 format!("{key}.open"),
-                                "`open` applies to RCP flows only".into(),
+                                "`open` and `power_save` apply to RCP flows only".into(),
                             );
                         }
                         FlowProtocol::Tcp(self.tcp_config(variant, &table, &key)?)
@@ -902,6 +907,7 @@ impl Resolver<'_> {
             opener,
             send_buffer: tcp.send_buffer,
             unsent_limit: tcp.send_buffer,
+            power_save: t.power_save.unwrap_or(false),
             conn_id: 0,
             isn: tcp.isn,
         })

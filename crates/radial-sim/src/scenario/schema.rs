@@ -61,6 +61,7 @@ pub struct TcpTable {
     pub sack_blocks: Option<usize>,
     pub handshake: Option<bool>,
     pub open: Option<String>,
+    pub power_save: Option<bool>,
 }
 
 impl TcpTable {
@@ -79,6 +80,7 @@ impl TcpTable {
             sack_blocks: over.sack_blocks.or(self.sack_blocks),
             handshake: over.handshake.or(self.handshake),
             open: over.open.clone().or(self.open.clone()),
+            power_save: over.power_save.or(self.power_save),
         }
     }
 }
