@@ -70,6 +70,19 @@ impl Table {
         t
     }
 
+    /// One plot curve of means per series, x values scaled by `x_scale`.
+    fn curves(&self, x_scale: f64) -> Vec<Series> {
+        self.series
+            .iter()
+            .map(|s| Series {
+                label: s.clone(),
+                points: (0..self.xs.len())
+                    .filter_map(|xi| self.stat(s, xi).map(|(m, _)| (self.xs[xi] * x_scale, m)))
+                    .collect(),
+            })
+            .collect()
+    }
+
     /// Mean and 95 % confidence half-width of series `s` at x index `xi`.
     pub fn stat(&self, s: &str, xi: usize) -> Option<(f64, f64)> {
         let si = self.series.iter().position(|v| v == s)?;
@@ -605,16 +618,7 @@ fn run_energy(
         ),
         ("goodput", "goodput (Mbit/s)", goodput),
     ] {
-        let series: Vec<Series> = t
-            .series
-            .iter()
-            .map(|s| Series {
-                label: s.clone(),
-                points: (0..t.xs.len())
-                    .filter_map(|xi| t.stat(s, xi).map(|(m, _)| (t.xs[xi] * target.x_scale, m)))
-                    .collect(),
-            })
-            .collect();
+        let series = t.curves(target.x_scale);
         line_plot(
             &out.join(format!("{}-{suffix}", target.name)),
             &Figure {
@@ -679,20 +683,7 @@ fn run_target(target: &Target, out: &Path, jobs_n: usize) -> Result<bool, CliErr
         return Ok(holds);
     }
     let checks = (target.checks)(&table);
-    let series: Vec<Series> = table
-        .series
-        .iter()
-        .map(|s| Series {
-            label: s.clone(),
-            points: (0..table.xs.len())
-                .filter_map(|xi| {
-                    table
-                        .stat(s, xi)
-                        .map(|(m, _)| (table.xs[xi] * target.x_scale, m))
-                })
-                .collect(),
-        })
-        .collect();
+    let series = table.curves(target.x_scale);
     line_plot(
         &out.join(target.name),
         &Figure {

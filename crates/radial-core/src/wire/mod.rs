@@ -110,6 +110,57 @@ macro_rules! flags_byte {
 }
 pub(crate) use flags_byte;
 
+/// The checks both formats share (their first four bytes are laid out alike:
+/// version/type, flags, block count, reserved): the type, the fixed length,
+/// unknown flag bits, the block count and the reserved byte. Returns the flags
+/// byte, the block count and the header length including the blocks.
+pub(crate) fn check_prefix(
+    datagram: &[u8],
+    ty: PacketType,
+    header_len: usize,
+    known_flags: u8,
+    max_blocks: usize,
+    block_len: usize,
+) -> Result<(u8, usize, usize), WireError> {
+    if packet_type(datagram)? != ty {
+        return Err(WireError::UnknownType(datagram[0] & 0x0f));
+    }
+    if datagram.len() < header_len {
+        return Err(WireError::Truncated {
+            needed: header_len,
+            got: datagram.len(),
+        });
+    }
+    let flags = datagram[1];
+    if flags & !known_flags != 0 {
+        return Err(WireError::BadField {
+            field: "flags",
+            value: u64::from(flags),
+        });
+    }
+    let nblocks = usize::from(datagram[2]);
+    if nblocks > max_blocks {
+        return Err(WireError::BadField {
+            field: "nblocks",
+            value: nblocks as u64,
+        });
+    }
+    if datagram[3] != 0 {
+        return Err(WireError::BadField {
+            field: "reserved",
+            value: u64::from(datagram[3]),
+        });
+    }
+    let needed = header_len + block_len * nblocks;
+    if datagram.len() < needed {
+        return Err(WireError::Truncated {
+            needed,
+            got: datagram.len(),
+        });
+    }
+    Ok((flags, nblocks, needed))
+}
+
 pub(crate) fn first_byte(ty: PacketType) -> u8 {
     (VERSION << 4) | ty as u8
 }

@@ -18,7 +18,7 @@
 //! |              payload              |   DATA only
 //! ```
 
-use super::{first_byte, flags_byte, packet_type, read_u32, PacketType, WireError};
+use super::{check_prefix, first_byte, flags_byte, read_u32, PacketType, WireError};
 use crate::seq::SeqNum;
 
 /// Length of the fixed header.
@@ -138,42 +138,14 @@ impl RcpHeader {
 
     /// Decodes a header, returning it and the payload that follows.
     pub fn parse(datagram: &[u8]) -> Result<(RcpHeader, &[u8]), WireError> {
-        if packet_type(datagram)? != PacketType::Rcp {
-            return Err(WireError::UnknownType(datagram[0] & 0x0f));
-        }
-        if datagram.len() < HEADER_LEN {
-            return Err(WireError::Truncated {
-                needed: HEADER_LEN,
-                got: datagram.len(),
-            });
-        }
-        let flags = datagram[1];
-        if flags & !RcpFlags::ALL != 0 {
-            return Err(WireError::BadField {
-                field: "flags",
-                value: u64::from(flags),
-            });
-        }
-        let nblocks = datagram[2];
-        if usize::from(nblocks) > MAX_BLOCKS {
-            return Err(WireError::BadField {
-                field: "nblocks",
-                value: u64::from(nblocks),
-            });
-        }
-        if datagram[3] != 0 {
-            return Err(WireError::BadField {
-                field: "reserved",
-                value: u64::from(datagram[3]),
-            });
-        }
-        let needed = HEADER_LEN + 12 * usize::from(nblocks);
-        if datagram.len() < needed {
-            return Err(WireError::Truncated {
-                needed,
-                got: datagram.len(),
-            });
-        }
+        let (flags, nblocks, needed) = check_prefix(
+            datagram,
+            PacketType::Rcp,
+            HEADER_LEN,
+            RcpFlags::ALL,
+            MAX_BLOCKS,
+            12,
+        )?;
         let flags = RcpFlags(flags);
         let mut h = RcpHeader::new(
             flags,
@@ -182,7 +154,7 @@ impl RcpHeader {
             SeqNum(read_u32(datagram, 12)),
             read_u32(datagram, 16),
         );
-        for i in 0..usize::from(nblocks) {
+        for i in 0..nblocks {
             let at = HEADER_LEN + 12 * i;
             h.push_block(PullBlock {
                 start: SeqNum(read_u32(datagram, at)),

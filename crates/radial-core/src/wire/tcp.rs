@@ -16,7 +16,7 @@
 //! |              payload              |
 //! ```
 
-use super::{first_byte, flags_byte, packet_type, read_u32, PacketType, WireError};
+use super::{check_prefix, first_byte, flags_byte, read_u32, PacketType, WireError};
 use crate::seq::SeqNum;
 
 /// Length of the fixed header.
@@ -128,42 +128,14 @@ impl TcpHeader {
 
     /// Decodes a header, returning it and the payload that follows.
     pub fn parse(datagram: &[u8]) -> Result<(TcpHeader, &[u8]), WireError> {
-        if packet_type(datagram)? != PacketType::Tcp {
-            return Err(WireError::UnknownType(datagram[0] & 0x0f));
-        }
-        if datagram.len() < HEADER_LEN {
-            return Err(WireError::Truncated {
-                needed: HEADER_LEN,
-                got: datagram.len(),
-            });
-        }
-        let flags = datagram[1];
-        if flags & !Flags::ALL != 0 {
-            return Err(WireError::BadField {
-                field: "flags",
-                value: u64::from(flags),
-            });
-        }
-        let nblocks = usize::from(datagram[2]);
-        if nblocks > MAX_SACK_BLOCKS {
-            return Err(WireError::BadField {
-                field: "nblocks",
-                value: nblocks as u64,
-            });
-        }
-        if datagram[3] != 0 {
-            return Err(WireError::BadField {
-                field: "reserved",
-                value: u64::from(datagram[3]),
-            });
-        }
-        let needed = HEADER_LEN + 8 * nblocks;
-        if datagram.len() < needed {
-            return Err(WireError::Truncated {
-                needed,
-                got: datagram.len(),
-            });
-        }
+        let (flags, nblocks, needed) = check_prefix(
+            datagram,
+            PacketType::Tcp,
+            HEADER_LEN,
+            Flags::ALL,
+            MAX_SACK_BLOCKS,
+            8,
+        )?;
         let mut sack = SackList::default();
         for i in 0..nblocks {
             let at = HEADER_LEN + 8 * i;
