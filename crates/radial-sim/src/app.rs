@@ -64,6 +64,9 @@ pub struct Source {
     pub limit: Option<u64>,
     /// The transport has been told no more data follows.
     pub closed: bool,
+    /// The application offers more over time ([`Source::offer`]); the
+    /// stream never ends.
+    open_ended: bool,
 }
 
 impl Source {
@@ -74,6 +77,24 @@ impl Source {
             written: 0,
             limit,
             closed: false,
+            open_ended: false,
+        }
+    }
+
+    /// A source whose application offers data over time (an on/off
+    /// application over a transport); it starts with nothing to write.
+    pub fn open_ended(salt: u64) -> Self {
+        Source {
+            limit: Some(0),
+            open_ended: true,
+            ..Source::new(salt, None)
+        }
+    }
+
+    /// The application has `bytes` more to write.
+    pub fn offer(&mut self, bytes: u64) {
+        if let Some(l) = self.limit.as_mut() {
+            *l += bytes;
         }
     }
 
@@ -89,6 +110,12 @@ impl Source {
     /// True once every byte was written.
     pub fn done(&self) -> bool {
         self.limit.is_some_and(|l| self.written >= l)
+    }
+
+    /// True once every byte was written and no more will come: the
+    /// transport may close.
+    pub fn finished(&self) -> bool {
+        self.done() && !self.open_ended
     }
 }
 

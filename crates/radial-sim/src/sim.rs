@@ -244,14 +244,10 @@ impl Simulator {
                         config.rtt.tick_offset = Duration::from_nanos(
                             (clock.uniform() * config.rtt.tick.as_nanos() as f64) as u64,
                         );
-                        let limit = match f.traffic {
-                            Traffic::File(n) => Some(n),
-                            _ => None,
-                        };
                         (
                             Some(Box::new(TcpSender::new(config, PathId(0)))),
                             Some(Box::new(TcpReceiver::new(config, PathId(0)))),
-                            Some(Source::new(salt, limit)),
+                            Some(app_source(f.traffic, salt)),
                             Some(Sink::new(salt)),
                         )
                     }
@@ -262,14 +258,10 @@ impl Simulator {
                         config.rtt.tick_offset = Duration::from_nanos(
                             (clock.uniform() * config.rtt.tick.as_nanos() as f64) as u64,
                         );
-                        let limit = match f.traffic {
-                            Traffic::File(n) => Some(n),
-                            _ => None,
-                        };
                         (
                             Some(Box::new(RcpSender::new(config, PathId(0)))),
                             Some(Box::new(RcpReceiver::new(config, PathId(0)))),
-                            Some(Source::new(salt, limit)),
+                            Some(app_source(f.traffic, salt)),
                             Some(Sink::new(salt)),
                         )
                     }
@@ -548,7 +540,7 @@ impl Simulator {
                     break;
                 }
             }
-            if src.done() && !src.closed {
+            if src.finished() && !src.closed {
                 src.closed = true;
                 ep.close();
             }
@@ -612,15 +604,13 @@ impl Simulator {
 
     fn start_flow(&mut self, flow: u32) {
         let f = &self.flows[flow as usize];
-        match f.source {
-            Some(s) => self.on_off(s),
-            None => {
-                // Either end may open the connection.
-                let (sender, receiver) = (f.sender as usize, f.receiver as usize);
-                self.service(sender);
-                self.service(receiver);
-            }
+        let (sender, receiver) = (f.sender as usize, f.receiver as usize);
+        if let Some(s) = f.source {
+            self.on_off(s);
         }
+        // Either end of a connection may open it.
+        self.service(sender);
+        self.service(receiver);
     }
 
     /// One step of a Pareto on/off source: emit a datagram while on, toggle
@@ -648,7 +638,19 @@ impl Simulator {
                 u
             }
         };
-        let agent = &self.agents[src.agent as usize];
+        let agent = &mut self.agents[src.agent as usize];
+        if let Some(app) = agent.source.as_mut() {
+            // An on/off application over a transport: it offers one
+            // datagram's worth of bytes per step.
+            app.offer(u64::from(spec.packet_size));
+            let a = src.agent as usize;
+            let gap = spec.rate.transmission_time(u64::from(spec.packet_size));
+            self.net
+                .events
+                .push((now + gap).min(until), EventKind::Source { source: s });
+            self.service(a);
+            return;
+        }
         let wire_len = spec.packet_size + self.net.overhead;
         let p = Packet {
             src: agent.addr,
@@ -828,4 +830,13 @@ impl Simulator {
 fn beacons_in(from: Instant, to: Instant) -> u64 {
     let i = BEACON_INTERVAL.as_nanos();
     (to.as_nanos() / i).saturating_sub(from.as_nanos() / i)
+}
+
+/// The application at the sending end of a transport flow.
+fn app_source(traffic: Traffic, salt: u64) -> Source {
+    match traffic {
+        Traffic::Bulk => Source::new(salt, None),
+        Traffic::File(n) => Source::new(salt, Some(n)),
+        Traffic::OnOff(_) => Source::open_ended(salt),
+    }
 }

@@ -128,7 +128,8 @@ pub enum Traffic {
     Bulk,
     /// A file of this many bytes, then close.
     File(u64),
-    /// Pareto on/off datagrams (for UDP flows).
+    /// A Pareto on/off application: datagrams for UDP flows, bytes offered
+    /// to the transport for TCP and RCP flows (web-like background traffic).
     OnOff(OnOffSpec),
 }
 

@@ -673,3 +673,55 @@ fn without_randomness_the_seed_does_not_matter() {
         "a CBR source over lossless links is deterministic in any seed"
     );
 }
+
+#[test]
+fn an_onoff_application_over_a_transport_delivers_what_it_offers() {
+    // A 1 Mbit/s application on for 1 s, then off, over an uncongested
+    // 10 Mbit/s path: the transport delivers the offered bytes intact and
+    // nothing more; it does not run as a bulk transfer.
+    for proto in ["tcp-sack", "rcp"] {
+        let flow = format!(
+            "protocol = \"{proto}\"\n{}",
+            r#"traffic = { kind = "pareto-onoff", rate = "1Mbit/s", on = "1s", off = "1000s", shape = 50.0 }"#
+        );
+        let out = run(&dumbbell("20s", "10Mbit/s", 100, &flow));
+        let f = &out.summary.flows[0];
+        assert_eq!(f.corrupt_bytes, 0, "{proto}");
+        // Shape 50: the on period lasts 0.98–1.3 s, at 125 kB/s.
+        assert!(
+            (120_000..=170_000).contains(&f.bytes_delivered),
+            "{proto}: delivered {} bytes",
+            f.bytes_delivered
+        );
+        assert_eq!(
+            f.bytes_delivered % 1000,
+            0,
+            "{proto}: whole application writes"
+        );
+        // Idle after the burst: nothing more arrives in the second half.
+        assert_eq!(
+            delivered_at(&out.series, 0, 10.0),
+            delivered_at(&out.series, 0, 20.0),
+            "{proto}"
+        );
+    }
+}
+
+#[test]
+fn a_flow_with_both_size_and_traffic_is_rejected() {
+    let flow = format!(
+        "protocol = \"tcp-sack\"\nsize = \"1MB\"\n{}",
+        cbr("1Mbit/s")
+    );
+    let err = Scenario::parse("t.toml", &dumbbell("1s", "1Mbit/s", 10, &flow))
+        .and_then(|sc| {
+            let p = sc.points();
+            sc.build(&p[0], 1)
+        })
+        .expect_err("size and traffic together");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("flow[0].size") && msg.contains("not both"),
+        "{msg}"
+    );
+}

@@ -23,7 +23,7 @@ use crate::spec::{
     Direction, EnergyModel, FlowProtocol, FlowSpec, LinkAction, LinkSpec, LossSpec, OnOffSpec,
     RunSpec, ScheduleSpec, Traffic,
 };
-use schema::{File, LossValue, StartValue, TcpTable};
+use schema::{File, LossValue, StartValue, TcpTable, TrafficTable};
 
 /// A scenario problem, located in its file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -562,50 +562,35 @@ impl Resolver<'_> {
                     }
                 };
                 let proto = f.protocol.get_ref().as_str();
+                let onoff = match &f.traffic {
+                    Some(t) => Some(self.onoff(t, f.protocol.span(), i)?),
+                    None => None,
+                };
                 let (protocol, traffic) = if proto == "udp" {
-                    let Some(t) = &f.traffic else {
+                    let Some(onoff) = onoff else {
                         return self.err(
                             Some(f.protocol.span()),
                             format!("flow[{i}].traffic"),
                             "a `udp` flow needs a `traffic` table".into(),
                         );
                     };
-                    if t.kind != "pareto-onoff" {
-                        return self.err(
-                            Some(f.protocol.span()),
-                            format!("flow[{i}].traffic.kind"),
-                            format!(
-                                "unknown traffic kind `{}` (expected `pareto-onoff`)",
-                                t.kind
-                            ),
-                        );
-                    }
-                    let shape = t.shape.unwrap_or(1.5);
-                    if shape.is_nan() || shape <= 1.0 {
-                        return self.err(
-                            Some(f.protocol.span()),
-                            format!("flow[{i}].traffic.shape"),
-                            "Pareto shape must exceed 1".into(),
-                        );
-                    }
-                    (
-                        FlowProtocol::Udp,
-                        Traffic::OnOff(OnOffSpec {
-                            rate: t.rate.0,
-                            on: t.on.0,
-                            off: t.off.0,
-                            shape,
-                            packet_size: t.packet_size.unwrap_or(1000),
-                        }),
-                    )
+                    (FlowProtocol::Udp, Traffic::OnOff(onoff))
                 } else {
                     let table = match &f.tcp {
                         Some(o) => file.tcp.overlay(o),
                         None => file.tcp.clone(),
                     };
-                    let traffic = match f.size {
-                        Some(s) => Traffic::File(s.0),
-                        None => Traffic::Bulk,
+                    let traffic = match (f.size, onoff) {
+                        (Some(_), Some(_)) => {
+                            return self.err(
+                                Some(f.protocol.span()),
+                                format!("flow[{i}].size"),
+                                "a flow has either a `size` or a `traffic` table, not both".into(),
+                            )
+                        }
+                        (Some(s), None) => Traffic::File(s.0),
+                        (None, Some(o)) => Traffic::OnOff(o),
+                        (None, None) => Traffic::Bulk,
                     };
                     let key = format!("flow[{i}].tcp");
                     let protocol = if let Some(variant) = TcpVariant::from_name(proto) {
@@ -816,6 +801,48 @@ impl Resolver<'_> {
             Direction::Both => (spec, rev),
             Direction::Forward => (spec, LossSpec::None),
             Direction::Reverse => (LossSpec::None, spec),
+        })
+    }
+
+    /// A flow's `traffic` table: a Pareto on/off application.
+    fn onoff(
+        &self,
+        t: &TrafficTable,
+        span: std::ops::Range<usize>,
+        i: usize,
+    ) -> Result<OnOffSpec, ScenarioError> {
+        if t.kind != "pareto-onoff" {
+            return self.err(
+                Some(span),
+                format!("flow[{i}].traffic.kind"),
+                format!(
+                    "unknown traffic kind `{}` (expected `pareto-onoff`)",
+                    t.kind
+                ),
+            );
+        }
+        let shape = t.shape.unwrap_or(1.5);
+        if shape.is_nan() || shape <= 1.0 {
+            return self.err(
+                Some(span),
+                format!("flow[{i}].traffic.shape"),
+                "Pareto shape must exceed 1".into(),
+            );
+        }
+        let packet_size = t.packet_size.unwrap_or(1000);
+        if packet_size == 0 || t.rate.0.bps() == 0 {
+            return self.err(
+                Some(span),
+                format!("flow[{i}].traffic"),
+                "`rate` and `packet_size` must be positive".into(),
+            );
+        }
+        Ok(OnOffSpec {
+            rate: t.rate.0,
+            on: t.on.0,
+            off: t.off.0,
+            shape,
+            packet_size,
         })
     }
 
