@@ -482,7 +482,7 @@ pub const TARGETS: &[Target] = &[
         x_scale: 1.0,
         log_x: false,
         checks: |_| Vec::new(),
-        notes: "Throughput at time t is each flow's in-order bytes by t over the time since its start (the paper does not say whether its instants are cumulative). Means and CoVs are over the 20 flows of a run, then averaged over the seeds.",
+        notes: "Throughput at time t is each flow's in-order bytes by t over the time since its start (the paper does not say whether its instants are cumulative). Means and CoVs are over the 20 flows of a run, then averaged over the seeds. Why the CoV rises at t = 10 s with RCP: the flow that starts first ramps up alone and overshoots in slow start once the others join. Under `tcp-sack` (ns-2 Sack1) that flow usually loses a retransmission and times out, which cancels its head start; under RCP it recovers its holes without a timeout (§3.3.5) and keeps it. In seeds 1–6 with 20 flows of one kind, the first-starting TCP flow timed out in five runs (0–6 timeouts) and was the best-served flow at 10 s in three; the first-starting RCP flow never timed out and was the best-served flow at 10 s in all six, with 1.3–2.1 MB against a median of 0.5–0.6 MB (`radial run scenarios/papers/rcp-fig4ab.toml --seed S --set n_rcp=20 --set n_tcp=0`, and `n_rcp=0 n_tcp=20`). The head start fades as AIMD converges, hence the agreement from 50 s on.",
         kind: Kind::Friendliness,
         measured: Measured::AllReliable,
         extra: |_| String::new(),
