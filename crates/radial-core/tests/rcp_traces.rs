@@ -1519,3 +1519,61 @@ fn loopback_through_a_lossy_pipe_delivers_everything_in_order() {
     assert!(down.dropped > 10 && up.dropped > 10, "the pipe did drop");
     assert!(tx.stats().retransmits > 0);
 }
+
+// ---------------------------------------------------------------------------
+// Power management (§3.4.4).
+// ---------------------------------------------------------------------------
+
+/// Asleep, the receiver sends nothing and its timers stand still; awake, the
+/// RTO has the time it had left, what was outstanding is requested again, and
+/// the window is not cut.
+#[test]
+fn sleep_freezes_the_timers_and_waking_re_requests_the_outstanding_data() {
+    let mut cfg = config(RcpVariant::Rcp);
+    cfg.power_save = true;
+    let (mut rx, _) = Rx::established(cfg, 100_000);
+    slow_start_to(&mut rx, 2);
+    // Outstanding: segments 2..6; the window is four segments.
+    let cwnd = rx.cwnd();
+    assert_eq!(cwnd, 4 * MSS);
+    let rto = rx.ep.poll_timeout().expect("RTO armed");
+    let slept = rx.now;
+    let left = rto - slept;
+    rx.ep
+        .handle_event(slept, HostEvent::InterfaceAsleep { path: PathId(0) });
+    assert_eq!(rx.ep.poll_timeout(), None, "no timer runs while asleep");
+    // Data arriving now is lost with the sleeping radio; nothing goes out,
+    // even well past the old deadline.
+    rx.now = rto + Duration::from_secs(5);
+    assert!(rx.poll().is_empty(), "a sleeping receiver sends nothing");
+    rx.ep
+        .handle_event(rx.now, HostEvent::InterfaceAwake { path: PathId(0) });
+    assert_eq!(
+        rx.ep.poll_timeout(),
+        Some(rx.now + left),
+        "the RTO resumes with the time it had left"
+    );
+    let out = rx.poll();
+    let pulled: Vec<u64> = rx.pulls(&out).iter().map(|p| p.0).collect();
+    assert_eq!(
+        pulled,
+        vec![2 * MSS, 3 * MSS, 4 * MSS, 5 * MSS],
+        "every outstanding segment is requested again, in order"
+    );
+    assert_eq!(rx.cwnd(), cwnd, "no window cut for a sleep");
+    assert_eq!(rx.ep.stats().timeouts, 0);
+    assert_eq!(rx.ep.stats().fast_recoveries, 0);
+}
+
+/// Without power management a receiver ignores the host's sleep events: its
+/// host keeps the interface awake.
+#[test]
+fn without_power_save_sleep_events_change_nothing() {
+    let (mut rx, _) = Rx::established(config(RcpVariant::Rcp), 100_000);
+    slow_start_to(&mut rx, 2);
+    let rto = rx.ep.poll_timeout();
+    rx.ep
+        .handle_event(rx.now, HostEvent::InterfaceAsleep { path: PathId(0) });
+    assert_eq!(rx.ep.poll_timeout(), rto);
+    assert!(!rx.ep.tolerates_sleep());
+}
