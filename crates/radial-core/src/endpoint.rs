@@ -48,6 +48,27 @@ pub enum HostEvent {
         /// The woken path.
         path: PathId,
     },
+    /// A path (a local interface and a remote sender) became usable: a
+    /// multi-path receiver opens a pipe on it (R²CP §4.2).
+    PathUp {
+        /// The new path.
+        path: PathId,
+    },
+    /// The policy retires a path that still works (the end of a
+    /// make-before-break overlap, or a migration away from a server): a
+    /// multi-path receiver stops requesting on it, lets what it had asked for
+    /// arrive, then closes the pipe.
+    PathClose {
+        /// The path to retire.
+        path: PathId,
+    },
+    /// A path is gone (its interface went down): a multi-path receiver
+    /// deletes its pipe at once and re-assigns what it had outstanding
+    /// (R²CP §4.3.5).
+    PathDown {
+        /// The path that went away.
+        path: PathId,
+    },
     /// The host moved to a link of this bandwidth (TCP-HO's hint).
     HandoffHint {
         /// The path that changed.
@@ -84,6 +105,13 @@ pub struct EndpointStats {
     pub malformed: u64,
     /// Current congestion window in bytes (0 where there is none).
     pub cwnd: u64,
+    /// Data segments that arrived (receivers that keep the count).
+    pub data_arrivals: u64,
+    /// Of those, the ones that found the receive buffer at least 75 % full
+    /// (R²CP §4.4.3, Figure 9(c)).
+    pub arrivals_buffer_75: u64,
+    /// Payload bytes that arrived although already held (fetched twice).
+    pub duplicate_bytes: u64,
 }
 
 /// One side of one connection, driven by the simulator or the UDP runtime.
@@ -132,5 +160,14 @@ pub trait Endpoint {
     /// states. False by default: a TCP endpoint keeps its interface awake.
     fn tolerates_sleep(&self) -> bool {
         false
+    }
+
+    /// The stream offset of the next byte [`Endpoint::write`] takes, when it
+    /// can move ahead of what was written: an RCP sender whose receiver
+    /// already holds the start of the stream skips it (R²CP §4.4.2, a replica
+    /// joining a transfer), and a file-serving application seeks there.
+    /// `None` for endpoints that take every byte in order.
+    fn write_offset(&self) -> Option<u64> {
+        None
     }
 }

@@ -9,10 +9,13 @@
 //! - [`cc`]: the congestion-control interface and controllers;
 //! - [`rtt`]: RTT estimation and retransmission timeouts;
 //! - [`stream`]: send and reassembly buffers;
-//! - [`tcp`]: the TCP baselines (NewReno, SACK, ELN) as endpoints.
+//! - [`tcp`]: the TCP baselines (NewReno, SACK, ELN) as endpoints;
+//! - [`rcp`]: RCP, the receiver-centric transport;
+//! - [`r2cp`]: R²CP, one RCP pipe per path coordinated at the receiver.
 
 pub mod cc;
 pub mod endpoint;
+pub mod r2cp;
 pub mod rcp;
 pub mod rtt;
 pub mod seq;

@@ -57,10 +57,21 @@ impl SendBuffer {
     pub fn base(&self) -> u64 {
         self.base
     }
-    /// Forgets bytes below `offset` (they were acknowledged).
+    /// Forgets bytes below `offset` (they were acknowledged, or the peer
+    /// does not need them). An offset past the end skips the stream forward:
+    /// the next byte written is the one at `offset` (a replica joining a
+    /// transfer midway, R²CP §4.4.2).
     pub fn ack_to(&mut self, offset: u64) {
-        if offset > self.base {
-            let n = ((offset - self.base) as usize).min(self.data.len());
+        let offset = if self.closed {
+            offset.min(self.end())
+        } else {
+            offset
+        };
+        if offset > self.end() {
+            self.data.clear();
+            self.base = offset;
+        } else if offset > self.base {
+            let n = (offset - self.base) as usize;
             self.data.drain(..n);
             self.base += n as u64;
         }
@@ -182,6 +193,15 @@ impl ReassemblyBuffer {
             }
         }
         out
+    }
+    /// True when the byte at `offset` arrived (in order or not).
+    pub fn holds(&self, offset: u64) -> bool {
+        offset < self.next
+            || self
+                .pending
+                .range(..=offset)
+                .next_back()
+                .is_some_and(|(&s, v)| offset < s + v.len() as u64)
     }
     /// The block containing `offset`, if held out of order.
     pub fn block_containing(&self, offset: u64) -> Option<(u64, u64)> {

@@ -48,6 +48,26 @@ pub enum EventKind {
         /// Node index.
         node: u32,
     },
+    /// A path of a multi-path agent comes up or goes away.
+    Path {
+        /// Agent index.
+        agent: u32,
+        /// The agent's path.
+        path: u16,
+        /// What happens to it.
+        change: PathChange,
+    },
+}
+
+/// What happens to a path of a multi-path agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PathChange {
+    /// It comes up.
+    Up,
+    /// The policy retires it (graceful).
+    Close,
+    /// Its interface is lost (abrupt).
+    Drop,
 }
 
 /// A heap entry: time and insertion order packed into one `u128` key, so the

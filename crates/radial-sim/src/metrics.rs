@@ -34,6 +34,23 @@ pub struct FlowReport {
     pub datagrams_sent: u64,
     /// For finite transfers: seconds from start to the last byte delivered.
     pub completion_time_s: Option<f64>,
+    /// The longest time between two in-order deliveries to the application
+    /// (handoff disruption, R²CP §4.4.1).
+    pub max_delivery_gap_s: f64,
+    /// When that gap began.
+    pub max_delivery_gap_at_s: f64,
+    /// Share of data arrivals that found the receive buffer at least 75 %
+    /// full, for receivers that count it (R²CP Figure 9(c)).
+    pub buffer_75_share: Option<f64>,
+    /// Payload bytes that reached the receiver twice (receivers that count
+    /// it: R²CP).
+    pub duplicate_bytes: u64,
+    /// For flows with handoffs (R²CP pipes opening after the first, closing
+    /// or dropped): the longest delivery gap overlapping the 5 s after a
+    /// handoff (R²CP §4.4.1).
+    pub handoff_disruption_s: Option<f64>,
+    /// The median delivery gap in the 5 s before the first handoff.
+    pub pre_handoff_median_gap_s: Option<f64>,
 }
 
 /// One link direction's counters.

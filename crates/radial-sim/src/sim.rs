@@ -1,19 +1,22 @@
 //! The simulator: builds the network of a [`RunSpec`], drives every endpoint
 //! through the sans-IO driver contract, and reports.
 
+use radial_core::r2cp::{R2cpConfig, R2cpReceiver};
 use radial_core::rcp::{RcpReceiver, RcpSender};
 use radial_core::tcp::{TcpReceiver, TcpSender};
 use radial_core::{AppEvent, Duration, Endpoint, HostEvent, Instant, PathId};
 
 use crate::app::{Sink, Source};
 use crate::channel::{GilbertElliott, LossModel};
-use crate::event::{EventKind, EventQueue};
+use crate::event::{EventKind, EventQueue, PathChange};
 use crate::link::Link;
 use crate::metrics::{Aggregate, FlowReport, LinkReport, NodeReport, SeriesPoint, Summary};
 use crate::packet::{Addr, Packet};
 use crate::rng::Rng;
 use crate::routing::Routing;
-use crate::spec::{Direction, FlowProtocol, LinkAction, LossSpec, OnOffSpec, RunSpec, Traffic};
+use crate::spec::{
+    Direction, FlowProtocol, FlowSpec, LinkAction, LossSpec, OnOffSpec, RunSpec, Traffic,
+};
 
 /// The network: links, channels, routes and the event queue.
 struct Net {
@@ -84,6 +87,18 @@ struct Agent {
     sink: Option<Sink>,
     /// Earliest timer event pending in the queue for this agent.
     timer_at: Option<Instant>,
+    /// A multi-path agent's paths, by `PathId` (empty: the single path
+    /// above).
+    paths: Vec<PathBinding>,
+}
+
+/// Where one path of a multi-path agent leads.
+#[derive(Clone, Copy, Debug)]
+struct PathBinding {
+    node: u32,
+    addr: Addr,
+    peer_addr: Addr,
+    peer_agent: u32,
 }
 
 /// A Pareto on/off datagram source.
@@ -101,7 +116,24 @@ struct FlowState {
     udp_bytes: u64,
     udp_sent: u64,
     completed_at: Option<Instant>,
+    /// Further sending agents (the pipes' senders of an R²CP flow).
+    more_senders: Vec<u32>,
+    /// The last in-order delivery to the application, and the longest
+    /// gap between two (handoff disruption, R²CP §4.4.1).
+    last_delivery: Option<Instant>,
+    max_gap: (Duration, Instant),
+    /// Times of pipe changes after the first opening (handoffs).
+    handoffs: Vec<Instant>,
+    /// The longest delivery gap overlapping [t, t + HANDOFF_WATCH] for a
+    /// handoff at t.
+    handoff_gap: Option<Duration>,
+    /// Delivery gaps in the HANDOFF_WATCH before the first handoff.
+    pre_handoff_gaps: Vec<Duration>,
 }
+
+/// How long after a handoff its disruption is looked for, and how long
+/// before it the normal delivery gaps are sampled.
+const HANDOFF_WATCH: Duration = Duration::from_secs(5);
 
 /// Beacon interval of the access point; a sleeping host wakes at each beacon
 /// (RCP paper §3.4.4).
@@ -226,8 +258,13 @@ impl Simulator {
 
     fn build_flows(&mut self, node_addr: &[Option<Addr>]) {
         let seed = self.spec.seed;
-        for (i, f) in self.spec.flows.iter().enumerate() {
+        let flows = std::mem::take(&mut self.spec.flows);
+        for (i, f) in flows.iter().enumerate() {
             let i = i as u32;
+            if let FlowProtocol::R2cp(config) = &f.protocol {
+                self.build_r2cp(i, f, *config, node_addr);
+                continue;
+            }
             let (src_addr, dst_addr) = (
                 node_addr[f.from as usize].expect("validated: node has a link"),
                 node_addr[f.to as usize].expect("validated: node has a link"),
@@ -266,6 +303,7 @@ impl Simulator {
                         )
                     }
                     FlowProtocol::Udp => (None, None, None, None),
+                    FlowProtocol::R2cp(_) => unreachable!("built above"),
                 };
             self.agents.push(Agent {
                 node: f.from,
@@ -277,6 +315,7 @@ impl Simulator {
                 source,
                 sink: None,
                 timer_at: None,
+                paths: Vec::new(),
             });
             self.agents.push(Agent {
                 node: f.to,
@@ -288,6 +327,7 @@ impl Simulator {
                 source: None,
                 sink,
                 timer_at: None,
+                paths: Vec::new(),
             });
             let source = if let Traffic::OnOff(spec) = f.traffic {
                 self.sources.push(OnOff {
@@ -307,8 +347,124 @@ impl Simulator {
                 udp_bytes: 0,
                 udp_sent: 0,
                 completed_at: None,
+                more_senders: Vec::new(),
+                last_delivery: None,
+                max_gap: (Duration::ZERO, Instant::ZERO),
+                handoffs: Vec::new(),
+                handoff_gap: None,
+                pre_handoff_gaps: Vec::new(),
             });
         }
+        self.spec.flows = flows;
+    }
+
+    /// An R²CP flow: one multi-path receiver at `to` and one unchanged RCP
+    /// sender per pipe, all serving the same content (replicas).
+    fn build_r2cp(&mut self, i: u32, f: &FlowSpec, config: R2cpConfig, node_addr: &[Option<Addr>]) {
+        let seed = self.spec.seed;
+        let salt = Rng::stream(seed, &format!("flow:{i}:pattern")).next_u64();
+        let receiver = self.agents.len() as u32;
+        let mut config = config;
+        config.pipe.conn_id = i + 1;
+        let mut clock = Rng::stream(seed, &format!("flow:{i}:clock"));
+        config.pipe.rtt.tick_offset =
+            Duration::from_nanos((clock.uniform() * config.pipe.rtt.tick.as_nanos() as f64) as u64);
+        let addr = |n: u32| node_addr[n as usize].expect("validated: node has a link");
+        let paths: Vec<PathBinding> = f
+            .pipes
+            .iter()
+            .enumerate()
+            .map(|(p, pipe)| PathBinding {
+                node: pipe.via,
+                addr: addr(pipe.via),
+                peer_addr: addr(pipe.server),
+                peer_agent: receiver + 1 + p as u32,
+            })
+            .collect();
+        self.agents.push(Agent {
+            node: f.to,
+            addr: addr(f.pipes[0].via),
+            peer_addr: addr(f.pipes[0].server),
+            peer_agent: receiver + 1,
+            flow: i,
+            endpoint: Some(Box::new(R2cpReceiver::new(config))),
+            source: None,
+            sink: Some(Sink::new(salt)),
+            timer_at: None,
+            paths,
+        });
+        let mut senders = Vec::new();
+        let mut handoffs = Vec::new();
+        for (p, pipe) in f.pipes.iter().enumerate() {
+            let mut cfg = config.pipe;
+            cfg.conn_id = R2cpConfig::pipe_conn_id(cfg.conn_id, PathId(p as u16));
+            cfg.opener = radial_core::rcp::Opener::Receiver;
+            senders.push(self.agents.len() as u32);
+            self.agents.push(Agent {
+                node: pipe.server,
+                addr: addr(pipe.server),
+                peer_addr: addr(pipe.via),
+                peer_agent: receiver,
+                flow: i,
+                endpoint: Some(Box::new(RcpSender::new(cfg, PathId(0)))),
+                source: Some(app_source(f.traffic, salt)),
+                sink: None,
+                timer_at: None,
+                paths: Vec::new(),
+            });
+            let changes = [
+                (Some(pipe.open), PathChange::Up),
+                (pipe.close, PathChange::Close),
+                (pipe.drop, PathChange::Drop),
+            ];
+            for (at, change) in changes {
+                let Some(at) = at else { continue };
+                self.net.events.push(
+                    Instant::ZERO + at,
+                    EventKind::Path {
+                        agent: receiver,
+                        path: p as u16,
+                        change,
+                    },
+                );
+                // A handoff: watch delivery around it (the first pipe's
+                // opening is the start, not a handoff).
+                if p > 0 || change != PathChange::Up {
+                    handoffs.push(Instant::ZERO + at);
+                }
+            }
+        }
+        handoffs.sort();
+        self.flows.push(FlowState {
+            sender: senders[0],
+            receiver,
+            source: None,
+            udp_bytes: 0,
+            udp_sent: 0,
+            completed_at: None,
+            more_senders: senders[1..].to_vec(),
+            last_delivery: None,
+            max_gap: (Duration::ZERO, Instant::ZERO),
+            handoffs,
+            handoff_gap: None,
+            pre_handoff_gaps: Vec::new(),
+        });
+    }
+
+    /// A path of a multi-path agent comes up or goes away.
+    fn path_event(&mut self, agent: u32, path: u16, change: PathChange) {
+        let now = self.net.now;
+        let a = agent as usize;
+        if let Some(ep) = self.agents[a].endpoint.as_mut() {
+            let path = PathId(path);
+            let ev = match change {
+                PathChange::Up => HostEvent::PathUp { path },
+                PathChange::Close => HostEvent::PathClose { path },
+                PathChange::Drop => HostEvent::PathDown { path },
+            };
+            ep.handle_event(now, ev);
+        }
+        self.service(a);
     }
 
     /// Runs to the end of the scenario and reports.
@@ -351,6 +507,11 @@ impl Simulator {
             EventKind::FlowStart { flow } => self.start_flow(flow),
             EventKind::Schedule { index } => self.apply_schedule(index),
             EventKind::Source { source } => self.on_off(source),
+            EventKind::Path {
+                agent,
+                path,
+                change,
+            } => self.path_event(agent, path, change),
             EventKind::Channel { channel } => {
                 let now = self.net.now;
                 let ch = &mut self.net.channels[channel as usize];
@@ -505,9 +666,14 @@ impl Simulator {
     fn deliver(&mut self, p: Packet) {
         let agent = p.dst_agent as usize;
         let now = self.net.now;
+        let path = self.agents[agent]
+            .paths
+            .iter()
+            .position(|b| b.addr == p.dst && b.peer_addr == p.src)
+            .unwrap_or(0);
         match self.agents[agent].endpoint.as_mut() {
             Some(ep) => {
-                ep.handle_datagram(now, PathId(0), &p.data);
+                ep.handle_datagram(now, PathId(path as u16), &p.data);
                 self.net.recycle(p.data);
                 self.service(agent);
             }
@@ -529,6 +695,13 @@ impl Simulator {
             return;
         };
         if let Some(src) = a.source.as_mut() {
+            // The transport may have skipped ahead (a replica joining a
+            // transfer): the application seeks there, as a file server would.
+            if let Some(o) = ep.write_offset() {
+                if o > src.written {
+                    src.written = src.limit.map_or(o, |l| o.min(l));
+                }
+            }
             while !src.done() {
                 let room = ep.send_capacity();
                 if room == 0 {
@@ -546,6 +719,7 @@ impl Simulator {
             }
         }
         if let Some(sink) = a.sink.as_mut() {
+            let before = sink.delivered;
             loop {
                 let n = ep.read(&mut self.read_buf);
                 if n == 0 {
@@ -553,19 +727,51 @@ impl Simulator {
                 }
                 sink.consume(&self.read_buf[..n]);
             }
+            if sink.delivered > before {
+                let f = &mut self.flows[a.flow as usize];
+                if let Some(last) = f.last_delivery {
+                    let gap = now - last;
+                    if gap > f.max_gap.0 {
+                        f.max_gap = (gap, last);
+                    }
+                    if f
+                        .handoffs
+                        .iter()
+                        .any(|&h| last <= h + HANDOFF_WATCH && now >= h)
+                    {
+                        f.handoff_gap = Some(f.handoff_gap.map_or(gap, |g| g.max(gap)));
+                    }
+                    if let Some(&first) = f.handoffs.first() {
+                        if now <= first && last + HANDOFF_WATCH >= first {
+                            f.pre_handoff_gaps.push(gap);
+                        }
+                    }
+                }
+                f.last_delivery = Some(now);
+            }
         }
         loop {
             let mut buf = self.net.free.pop().unwrap_or_default();
             match ep.poll_transmit(now, &mut buf) {
-                Some(_path) => {
+                Some(path) => {
+                    let b = a
+                        .paths
+                        .get(path.0 as usize)
+                        .copied()
+                        .unwrap_or(PathBinding {
+                            node: a.node,
+                            addr: a.addr,
+                            peer_addr: a.peer_addr,
+                            peer_agent: a.peer_agent,
+                        });
                     let p = Packet {
-                        src: a.addr,
-                        dst: a.peer_addr,
-                        dst_agent: a.peer_agent,
+                        src: b.addr,
+                        dst: b.peer_addr,
+                        dst_agent: b.peer_agent,
                         wire_len: buf.len() as u32 + self.net.overhead,
                         data: buf,
                     };
-                    self.net.forward(a.node, p);
+                    self.net.forward(b.node, p);
                 }
                 None => {
                     self.net.recycle(buf);
@@ -715,13 +921,21 @@ impl Simulator {
             let delivered = self.delivered(i);
             let goodput = delivered as f64 * 8.0 / duration / 1e6;
             let (mut retransmits, mut timeouts, mut fast, mut sent) = (0, 0, 0, f.udp_sent);
-            for a in [f.sender, f.receiver] {
+            let (mut arrivals, mut arrivals_75, mut duplicate) = (0, 0, 0);
+            for &a in [f.sender, f.receiver].iter().chain(&f.more_senders) {
                 if let Some(ep) = &self.agents[a as usize].endpoint {
                     let st = ep.stats();
-                    retransmits += st.retransmits;
+                    // An R²CP sender answers nothing but pulls; the
+                    // receiver counts the segments it requested again.
+                    if !(matches!(fs.protocol, FlowProtocol::R2cp(_)) && a != f.receiver) {
+                        retransmits += st.retransmits;
+                    }
                     timeouts += st.timeouts;
                     fast += st.fast_recoveries;
                     sent += st.datagrams_sent;
+                    arrivals += st.data_arrivals;
+                    arrivals_75 += st.arrivals_buffer_75;
+                    duplicate += st.duplicate_bytes;
                 }
             }
             let corrupt = self.agents[f.receiver as usize]
@@ -747,6 +961,12 @@ impl Simulator {
                 completion_time_s: f
                     .completed_at
                     .map(|t| (t - (Instant::ZERO + fs.start)).as_secs_f64()),
+                max_delivery_gap_s: f.max_gap.0.as_secs_f64(),
+                max_delivery_gap_at_s: f.max_gap.1.as_secs_f64(),
+                buffer_75_share: (arrivals > 0).then(|| arrivals_75 as f64 / arrivals as f64),
+                duplicate_bytes: duplicate,
+                handoff_disruption_s: f.handoff_gap.map(|g| g.as_secs_f64()),
+                pre_handoff_median_gap_s: median(&f.pre_handoff_gaps).map(|g| g.as_secs_f64()),
             });
         }
         let links = self
@@ -839,4 +1059,10 @@ fn app_source(traffic: Traffic, salt: u64) -> Source {
         Traffic::File(n) => Source::new(salt, Some(n)),
         Traffic::OnOff(_) => Source::open_ended(salt),
     }
+}
+
+fn median(v: &[Duration]) -> Option<Duration> {
+    let mut v = v.to_vec();
+    v.sort();
+    v.get(v.len() / 2).copied()
 }

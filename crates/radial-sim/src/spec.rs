@@ -3,6 +3,7 @@
 //! simulator consumes it.
 
 use crate::channel::GilbertElliottParams;
+use radial_core::r2cp::{R2cpConfig, Scheduling};
 use radial_core::rcp::RcpConfig;
 use radial_core::tcp::TcpConfig;
 use radial_core::{BitRate, Duration};
@@ -97,6 +98,25 @@ pub struct FlowSpec {
     pub start: Duration,
     /// What the source sends.
     pub traffic: Traffic,
+    /// The pipes of an R²CP flow (empty for other protocols).
+    pub pipes: Vec<PipeSpec>,
+}
+
+/// One pipe of an R²CP flow: a path from a sender to one of the receiving
+/// host's interfaces, open for a span of time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PipeSpec {
+    /// Node of the sender (the server or one of its replicas).
+    pub server: u32,
+    /// Node standing for the receiving host's interface.
+    pub via: u32,
+    /// When the path comes up.
+    pub open: Duration,
+    /// When the policy retires it (it stops requesting and closes once its
+    /// outstanding data arrived), if it does.
+    pub close: Option<Duration>,
+    /// When its interface is lost outright, if it is.
+    pub drop: Option<Duration>,
 }
 
 /// The transport of a flow.
@@ -106,6 +126,8 @@ pub enum FlowProtocol {
     Tcp(TcpConfig),
     /// RCP (receiver-centric).
     Rcp(RcpConfig),
+    /// R²CP: RCP pipes coordinated at the receiver.
+    R2cp(R2cpConfig),
     /// Unreliable datagrams (for on/off cross traffic).
     Udp,
 }
@@ -116,6 +138,10 @@ impl FlowProtocol {
         match self {
             FlowProtocol::Tcp(c) => c.variant.name(),
             FlowProtocol::Rcp(c) => c.variant.name(),
+            FlowProtocol::R2cp(c) => match c.scheduling {
+                Scheduling::Ranked => "r2cp",
+                Scheduling::Fcfs => "r2cp-s",
+            },
             FlowProtocol::Udp => "udp",
         }
     }

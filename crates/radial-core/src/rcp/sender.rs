@@ -280,4 +280,8 @@ impl Endpoint for RcpSender {
     fn stats(&self) -> EndpointStats {
         self.stats
     }
+
+    fn write_offset(&self) -> Option<u64> {
+        Some(self.buffer.end())
+    }
 }

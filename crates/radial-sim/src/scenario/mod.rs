@@ -12,6 +12,7 @@ pub mod units;
 use std::fmt;
 use std::path::Path;
 
+use radial_core::r2cp::{R2cpConfig, Scheduling};
 use radial_core::rcp::{Opener, RcpConfig, RcpVariant};
 use radial_core::tcp::{TcpConfig, TcpVariant};
 use radial_core::Duration;
@@ -21,7 +22,7 @@ use crate::channel::GilbertElliottParams;
 use crate::rng::Rng;
 use crate::spec::{
     Direction, EnergyModel, FlowProtocol, FlowSpec, LinkAction, LinkSpec, LossSpec, OnOffSpec,
-    RunSpec, ScheduleSpec, Traffic,
+    PipeSpec, RunSpec, ScheduleSpec, Traffic,
 };
 use schema::{File, LossValue, StartValue, TcpTable, TrafficTable};
 
@@ -609,8 +610,17 @@ impl Resolver<'_> {
                         FlowProtocol::Tcp(self.tcp_config(variant, &table, &key)?)
                     } else if let Some(variant) = RcpVariant::from_name(proto) {
                         FlowProtocol::Rcp(self.rcp_config(variant, &table, &key)?)
+                    } else if let Some(scheduling) = match proto {
+                        "r2cp" => Some(Scheduling::Ranked),
+                        "r2cp-s" => Some(Scheduling::Fcfs),
+                        _ => None,
+                    } {
+                        FlowProtocol::R2cp(R2cpConfig {
+                            pipe: self.rcp_config(RcpVariant::Rcp, &table, &key)?,
+                            scheduling,
+                        })
                     } else {
-                        return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: tcp-newreno, tcp-sack, tcp-eln, tcp-sat, rcp, rcp-eln, rcp-sat, udp)"));
+                        return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: tcp-newreno, tcp-sack, tcp-eln, tcp-sat, rcp, rcp-eln, rcp-sat, r2cp, r2cp-s, udp)"));
                     };
                     (protocol, traffic)
                 };
@@ -619,6 +629,87 @@ impl Resolver<'_> {
                     .as_deref()
                     .map(sub)
                     .unwrap_or_else(|| format!("{idx}"));
+                let pipes = match (&protocol, &f.pipes) {
+                    (FlowProtocol::R2cp(_), Some(list)) => {
+                        let mut pipes = Vec::new();
+                        for (j, p) in list.iter().enumerate() {
+                            let key = format!("flow[{i}].pipes[{j}]");
+                            let via = self.node(
+                                &nodes,
+                                &Spanned::new(p.via.span(), sub(p.via.get_ref())),
+                                format!("{key}.via"),
+                            )?;
+                            let server = match &p.from {
+                                Some(n) => self.node(
+                                    &nodes,
+                                    &Spanned::new(n.span(), sub(n.get_ref())),
+                                    format!("{key}.from"),
+                                )?,
+                                None => from,
+                            };
+                            for (id, k) in [(via, "via"), (server, "from")] {
+                                if !connected[id as usize] {
+                                    return self.err(
+                                        Some(p.via.span()),
+                                        format!("{key}.{k}"),
+                                        format!("node `{}` has no link", nodes[id as usize]),
+                                    );
+                                }
+                            }
+                            let open = p.open.map_or(start, |t| t.0);
+                            for (t, k) in [(p.close, "close"), (p.drop, "drop")] {
+                                if t.is_some_and(|c| c.0 <= open) {
+                                    return self.err(
+                                        Some(p.via.span()),
+                                        format!("{key}.{k}"),
+                                        format!("a pipe must {k} after it opens"),
+                                    );
+                                }
+                            }
+                            if pipes
+                                .iter()
+                                .any(|q: &PipeSpec| q.via == via && q.server == server)
+                            {
+                                return self.err(
+                                    Some(p.via.span()),
+                                    format!("{key}.via"),
+                                    "two pipes of a flow share an interface and a server".into(),
+                                );
+                            }
+                            pipes.push(PipeSpec {
+                                server,
+                                via,
+                                open,
+                                close: p.close.map(|t| t.0),
+                                drop: p.drop.map(|t| t.0),
+                            });
+                        }
+                        if pipes.is_empty() {
+                            return self.err(
+                                Some(f.protocol.span()),
+                                format!("flow[{i}].pipes"),
+                                "an R²CP flow needs at least one pipe".into(),
+                            );
+                        }
+                        pipes
+                    }
+                    // One pipe from `from` to `to` for the whole flow.
+                    (FlowProtocol::R2cp(_), None) => vec![PipeSpec {
+                        server: from,
+                        via: to,
+                        open: start,
+                        close: None,
+                        drop: None,
+                    }],
+                    (_, Some(_)) => {
+                        return self.err(
+                            Some(f.protocol.span()),
+                            format!("flow[{i}].pipes"),
+                            "`pipes` apply to `r2cp` and `r2cp-s` flows only".into(),
+                        )
+                    }
+                    (_, None) => Vec::new(),
+                };
                 flows.push(FlowSpec {
                     name,
                     protocol,
@@ -626,6 +717,7 @@ impl Resolver<'_> {
                     to,
                     start,
                     traffic,
+                    pipes,
                 });
             }
         }

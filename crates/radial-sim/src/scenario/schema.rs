@@ -169,6 +169,23 @@ pub struct FlowTable {
     pub tcp: Option<TcpTable>,
     #[serde(default)]
     pub count: Option<u32>,
+    #[serde(default)]
+    pub pipes: Option<Vec<PipeTable>>,
+}
+
+/// One pipe of an R²CP flow.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipeTable {
+    pub via: Spanned<String>,
+    #[serde(default)]
+    pub from: Option<Spanned<String>>,
+    #[serde(default)]
+    pub open: Option<Time>,
+    #[serde(default)]
+    pub close: Option<Time>,
+    #[serde(default)]
+    pub drop: Option<Time>,
 }
 
 /// `start = "1s"` or `start = { uniform = ["0s", "1s"] }`.

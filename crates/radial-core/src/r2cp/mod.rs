@@ -1,0 +1,416 @@
+//! R²CP, the radial RCP (RCP paper §4): one RCP pipe per path, coordinated
+//! at the receiver by an engine that owns the aggregate connection.
+//!
+//! The engine ([`R2cpReceiver`]) holds the receive buffer, decides which
+//! global segment each pipe requests (scheduling, §4.3.1), re-assigns the
+//! segments a pipe loses (reliability, §4.3.5), freezes pipes when the buffer
+//! is full (flow control, §4.3.4) and tells every sender what to purge with
+//! SEG.DEQ. Each [`Pipe`] runs its own congestion control and loss detection
+//! (§4.3.3) against an unchanged [`crate::rcp::RcpSender`]: a sender cannot
+//! tell it serves one pipe of an R²CP connection.
+//!
+//! Paths come and go with [`HostEvent::PathUp`] and [`HostEvent::PathDown`]
+//! from the driver, which maps each path to a local interface and a sender
+//! (the same server, or a replica: server migration and multipoint-to-point
+//! aggregation are the same mechanism, §4.4.2–4.4.3).
+
+mod pipe;
+mod scheduler;
+
+pub use pipe::{Pipe, PipeReport, PipeState};
+pub use scheduler::{Binding, Limits, Pick, Scheduler, Scheduling};
+
+use std::collections::VecDeque;
+
+use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
+use crate::rcp::RcpConfig;
+use crate::stream::ReassemblyBuffer;
+use crate::time::{Duration, Instant};
+use crate::wire::rcp::{RcpFlags, RcpHeader};
+
+/// R²CP receiver parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct R2cpConfig {
+    /// The template of every pipe (segment size, controller, timers, duplicate
+    /// threshold); `window` is the aggregate receive buffer in segments.
+    pub pipe: RcpConfig,
+    /// How segments are assigned to pipes.
+    pub scheduling: Scheduling,
+}
+
+impl R2cpConfig {
+    /// The connection id the pipe on `path` uses at its sender: the
+    /// connection's id in the low 16 bits, the path in the high ones.
+    pub fn pipe_conn_id(conn_id: u32, path: PathId) -> u32 {
+        (conn_id & 0xffff) | (u32::from(path.0) << 16)
+    }
+
+    /// Receive buffer in bytes.
+    pub fn rwnd_bytes(&self) -> u64 {
+        self.pipe.rwnd_bytes()
+    }
+}
+
+/// Per-pipe figures for reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PipeStats {
+    /// The pipe's path.
+    pub path: PathId,
+    /// New bytes it brought into the receive buffer.
+    pub delivered: u64,
+    /// Its congestion window.
+    pub cwnd: u64,
+}
+
+/// The receiving end of an R²CP connection: the engine and its pipes.
+#[derive(Debug)]
+pub struct R2cpReceiver {
+    config: R2cpConfig,
+    buffer: ReassemblyBuffer,
+    sched: Scheduler,
+    /// Live pipes, in the order they were opened.
+    pipes: Vec<Pipe>,
+    /// Bytes delivered by pipes that have been closed, by path.
+    closed_pipes: Vec<PipeStats>,
+    fin: Option<u64>,
+    established: bool,
+    delivered_all: bool,
+    read_since_poll: bool,
+    /// Rotates `poll_transmit` over the pipes.
+    next_pipe: usize,
+    /// Last datagrams of pipes already removed.
+    farewell: VecDeque<(PathId, RcpHeader)>,
+    timeouts_closed: u64,
+    recoveries_closed: u64,
+    events: VecDeque<AppEvent>,
+    stats: EndpointStats,
+}
+
+impl R2cpReceiver {
+    /// A receiver with no pipe yet; the driver opens paths with
+    /// [`HostEvent::PathUp`].
+    pub fn new(config: R2cpConfig) -> Self {
+        R2cpReceiver {
+            buffer: ReassemblyBuffer::new(),
+            sched: Scheduler::new(config.pipe.mss, config.scheduling),
+            pipes: Vec::new(),
+            closed_pipes: Vec::new(),
+            fin: None,
+            established: false,
+            delivered_all: false,
+            read_since_poll: false,
+            next_pipe: 0,
+            farewell: VecDeque::new(),
+            timeouts_closed: 0,
+            recoveries_closed: 0,
+            events: VecDeque::new(),
+            stats: EndpointStats::default(),
+            config,
+        }
+    }
+
+    /// The scheduling structures (for inspection).
+    pub fn scheduler(&self) -> &Scheduler {
+        &self.sched
+    }
+
+    /// Figures of every pipe, open or closed, in the order opened.
+    pub fn pipe_stats(&self) -> Vec<PipeStats> {
+        let mut v = self.closed_pipes.clone();
+        v.extend(self.pipes.iter().map(|p| PipeStats {
+            path: p.path,
+            delivered: p.delivered,
+            cwnd: p.cwnd(),
+        }));
+        v
+    }
+
+    /// The live pipe on `path`.
+    pub fn pipe(&self, path: PathId) -> Option<&Pipe> {
+        self.pipes.iter().find(|p| p.path == path)
+    }
+
+    /// In-order point of the aggregate stream (SEG.DEQ).
+    pub fn delivered(&self) -> u64 {
+        self.buffer.next()
+    }
+
+    /// §3.3.4 / §4.3.4: requests must fit the receive buffer, counting what
+    /// the application has not read yet.
+    fn buffer_end(&self) -> u64 {
+        let consumed = self.buffer.next() - self.buffer.ready_bytes() as u64;
+        consumed + self.config.rwnd_bytes()
+    }
+
+    /// Lets every pipe with room in its window request (§4.3.1 `send()`),
+    /// freezing those the buffer cannot serve (`active`).
+    fn pump(&mut self, now: Instant) {
+        if self.delivered_all {
+            return;
+        }
+        let rtts: Vec<(PathId, Duration)> = self
+            .pipes
+            .iter()
+            .map(|p| (p.path, p.rtt_estimate()))
+            .collect();
+        let rtt_of = |path: PathId| {
+            rtts.iter()
+                .find(|(p, _)| *p == path)
+                .map_or(Duration::ZERO, |(_, r)| *r)
+        };
+        let deq = self.buffer.next();
+        let buffer_end = self.buffer_end();
+        for i in 0..self.pipes.len() {
+            while self.pipes[i].can_request() {
+                let p = &self.pipes[i];
+                let limits = Limits {
+                    buffer_end,
+                    avail: p.avail,
+                    fin: self.fin.or(p.fin),
+                };
+                match self.sched.send(
+                    now,
+                    p.path,
+                    p.next_local(),
+                    p.rtt_estimate(),
+                    rtt_of,
+                    limits,
+                ) {
+                    Pick::Segment(s, e) => self.pipes[i].request(now, s, e, deq),
+                    Pick::Freeze => {
+                        let p = &mut self.pipes[i];
+                        p.frozen = true;
+                        // Frozen with nothing outstanding for want of the
+                        // sender's data: probe it (§5.2.2), or nothing would
+                        // ever tell us it has more.
+                        if p.in_flight() == 0 && p.avail < buffer_end {
+                            p.persist(now);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// `resume()`: buffer space opened, every frozen pipe may ask again.
+    fn resume(&mut self) {
+        for p in &mut self.pipes {
+            p.frozen = false;
+        }
+    }
+
+    fn report(&mut self, i: usize, r: PipeReport) {
+        if r.established {
+            // A new pipe tells its sender at once where the connection
+            // stands (SEG.DEQ), so a replica joining midway skips what is
+            // held already (§4.4.2) and answers with what it has.
+            let deq = self.buffer.next();
+            self.pipes[i].probe(deq);
+            if !self.established {
+                // §4.3.2: established when the first pipe is.
+                self.established = true;
+                self.events.push_back(AppEvent::Established);
+            }
+        }
+        let path = self.pipes[i].path;
+        if !r.lost.is_empty() {
+            // A segment went back to pending: it lies below the buffer's end,
+            // so a frozen pipe can take it.
+            self.resume();
+        }
+        for start in r.lost {
+            let held = self.buffer.holds(start);
+            self.sched.loss(start, path, held);
+        }
+    }
+
+    fn on_data(&mut self, now: Instant, i: usize, h: &RcpHeader, payload: &[u8]) {
+        let next = self.buffer.next();
+        let start = self.pipes[i].offset_of(h.seq, next);
+        let end = start + payload.len() as u64;
+        let avail = self.pipes[i].avail;
+        self.pipes[i].learn(h, start, end, next);
+        if self.pipes[i].avail > avail {
+            self.pipes[i].frozen = false;
+        }
+        if let Some(f) = self.pipes[i].fin {
+            self.fin = Some(self.fin.map_or(f, |g| g.min(f)));
+        }
+        if !payload.is_empty() {
+            self.stats.data_arrivals += 1;
+            let held = self.buffer.ready_bytes() as u64 + self.buffer.pending_bytes();
+            if 4 * held >= 3 * self.config.rwnd_bytes() {
+                self.stats.arrivals_buffer_75 += 1;
+            }
+            let new = self.buffer.insert(start, payload);
+            self.pipes[i].delivered += new;
+            self.stats.duplicate_bytes += payload.len() as u64 - new;
+            self.sched.recv(start);
+            let r = self.pipes[i].on_data(now, h.id);
+            self.report(i, r);
+            if self.buffer.next() > next {
+                self.sched.delivered_to(self.buffer.next());
+                self.resume();
+            }
+        }
+        if self.fin.is_some_and(|f| self.buffer.next() >= f) && !self.delivered_all {
+            self.delivered_all = true;
+            self.events.push_back(AppEvent::Closed);
+            let deq = self.buffer.next();
+            for p in &mut self.pipes {
+                p.close(deq);
+            }
+        }
+    }
+
+    /// Deletes pipe `i` (§4.3.2 `close()`): what it had outstanding goes back
+    /// to pending (§4.3.5) and its sender is told with a FIN request.
+    fn remove_pipe(&mut self, i: usize) {
+        let path = self.pipes[i].path;
+        let buffer = &self.buffer;
+        self.sched.unbind_path(path, |s| buffer.holds(s));
+        let mut p = self.pipes.remove(i);
+        self.closed_pipes.push(PipeStats {
+            path,
+            delivered: p.delivered,
+            cwnd: 0,
+        });
+        self.timeouts_closed += p.timeouts;
+        self.recoveries_closed += p.recoveries;
+        p.close(self.buffer.next());
+        self.farewell.extend(p.poll_header().map(|h| (path, h)));
+        self.resume();
+    }
+
+    /// Closes the retiring pipes that have nothing outstanding.
+    fn retire_drained(&mut self) {
+        while let Some(i) = self.pipes.iter().position(Pipe::drained) {
+            self.remove_pipe(i);
+        }
+    }
+
+    fn index(&self, path: PathId) -> Option<usize> {
+        self.pipes.iter().position(|p| p.path == path)
+    }
+}
+
+impl Endpoint for R2cpReceiver {
+    fn handle_datagram(&mut self, now: Instant, path: PathId, datagram: &[u8]) {
+        let Ok((h, payload)) = RcpHeader::parse(datagram) else {
+            self.stats.malformed += 1;
+            return;
+        };
+        let Some(i) = self.index(path) else {
+            return; // a pipe already closed
+        };
+        if h.conn_id != self.pipes[i].conn_id() || h.flags.contains(RcpFlags::REQ) {
+            self.stats.malformed += 1;
+            return;
+        }
+        let syn = h.flags.contains(RcpFlags::SYN);
+        let ack = h.flags.contains(RcpFlags::ACK);
+        if syn && ack {
+            let r = self.pipes[i].on_synack(now, &h);
+            self.report(i, r);
+        } else if !syn && self.pipes[i].state == PipeState::Established && !ack {
+            self.on_data(now, i, &h, payload);
+        }
+        self.retire_drained();
+        self.pump(now);
+    }
+
+    fn handle_event(&mut self, now: Instant, event: HostEvent) {
+        match event {
+            HostEvent::PathUp { path } if self.index(path).is_none() => {
+                let mut cfg = self.config.pipe;
+                cfg.conn_id = R2cpConfig::pipe_conn_id(cfg.conn_id, path);
+                let mut p = Pipe::new(cfg, path);
+                p.open(now);
+                self.pipes.push(p);
+            }
+            HostEvent::PathClose { path } => {
+                if let Some(i) = self.index(path) {
+                    self.pipes[i].draining = true;
+                    self.retire_drained();
+                }
+            }
+            HostEvent::PathDown { path } => {
+                if let Some(i) = self.index(path) {
+                    self.remove_pipe(i);
+                    self.pump(now);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<PathId> {
+        if self.read_since_poll {
+            self.read_since_poll = false;
+            self.resume();
+            self.pump(now);
+        }
+        let (path, h) = if let Some(f) = self.farewell.pop_front() {
+            f
+        } else {
+            let n = self.pipes.len();
+            let i = (0..n)
+                .map(|k| (self.next_pipe + k) % n)
+                .find(|&i| self.pipes[i].has_output())?;
+            self.next_pipe = (i + 1) % n;
+            let p = &mut self.pipes[i];
+            (p.path, p.poll_header().expect("has output"))
+        };
+        buf.clear();
+        h.emit(buf);
+        self.stats.datagrams_sent += 1;
+        Some(path)
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.pipes.iter().filter_map(Pipe::poll_timeout).min()
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        for i in 0..self.pipes.len() {
+            if self.pipes[i].poll_timeout().is_some_and(|d| d <= now) {
+                let r = self.pipes[i].handle_timeout(now);
+                self.report(i, r);
+            }
+        }
+        self.retire_drained();
+        self.pump(now);
+    }
+
+    fn poll_app_event(&mut self) -> Option<AppEvent> {
+        self.events.pop_front()
+    }
+
+    fn write(&mut self, _data: &[u8]) -> usize {
+        0
+    }
+
+    fn send_capacity(&self) -> usize {
+        0
+    }
+
+    fn close(&mut self) {}
+
+    fn read(&mut self, buf: &mut [u8]) -> usize {
+        let n = self.buffer.read(buf);
+        self.read_since_poll |= n > 0;
+        n
+    }
+
+    fn stats(&self) -> EndpointStats {
+        EndpointStats {
+            retransmits: self.sched.re_requests(),
+            timeouts: self.timeouts_closed + self.pipes.iter().map(|p| p.timeouts).sum::<u64>(),
+            fast_recoveries: self.recoveries_closed
+                + self.pipes.iter().map(|p| p.recoveries).sum::<u64>(),
+            cwnd: self.pipes.iter().map(Pipe::cwnd).sum(),
+            ..self.stats
+        }
+    }
+}

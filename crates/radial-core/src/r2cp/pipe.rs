@@ -1,0 +1,417 @@
+//! One RCP pipe of an R²CP connection (R²CP §4.1.3, §4.3): the per-path half
+//! of RCP's receiver — handshake with its sender, congestion window, RTT,
+//! loss detection and retransmission timer — in a local sequence space. The
+//! engine decides which global segment each local request carries.
+//!
+//! Local sequence numbers count the pipe's requests; each request carries
+//! one segment in pull mode and its pull id is its local number plus one,
+//! so an arriving DATA segment names the request it answers.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::cc::{Controller, LossCause};
+use crate::endpoint::PathId;
+use crate::rcp::RcpConfig;
+use crate::rtt::RttEstimator;
+use crate::seq::SeqNum;
+use crate::time::{Duration, Instant};
+use crate::wire::rcp::{PullBlock, RcpFlags, RcpHeader, RECENT_PULLS};
+
+/// Where the pipe's handshake stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PipeState {
+    /// SYN sent (or about to be).
+    Opening,
+    /// Requests may flow.
+    Established,
+}
+
+/// An outstanding request of the pipe.
+#[derive(Clone, Copy, Debug)]
+struct LocalRequest {
+    start: u64,
+    end: u64,
+    sent_at: Instant,
+    /// Arrivals of later requests of this pipe since.
+    later: u32,
+}
+
+/// What the pipe reports to the engine after an input.
+#[derive(Debug, Default)]
+pub struct PipeReport {
+    /// Global starts of segments whose requests this pipe now deems lost
+    /// (`loss()`).
+    pub lost: Vec<u64>,
+    /// The pipe became established (`established()`).
+    pub established: bool,
+}
+
+/// One RCP pipe.
+#[derive(Debug)]
+pub struct Pipe {
+    /// The path (local interface, sender) it runs on.
+    pub path: PathId,
+    config: RcpConfig,
+    /// Handshake state.
+    pub state: PipeState,
+    cc: Controller,
+    rtt: RttEstimator,
+    /// The sender's initial sequence number, once known.
+    isn: Option<SeqNum>,
+    syn_sent_at: Option<Instant>,
+    /// Outstanding requests by local number.
+    outstanding: BTreeMap<u64, LocalRequest>,
+    in_flight: u64,
+    next_local: u64,
+    /// Loss recovery lasts until a request from this local number on
+    /// answers; no second window cut for losses detected before then.
+    recover: Option<u64>,
+    after_timeout: bool,
+    /// The next request may go out whatever the window (fast retransmit).
+    fast_retransmit: bool,
+    rto_deadline: Option<Instant>,
+    handshake_deadline: Option<Instant>,
+    persist_deadline: Option<Instant>,
+    /// SEG.DEQ of the connection as last told to this pipe.
+    deq: u64,
+    recent_pulls: VecDeque<PullBlock>,
+    /// `active` (§4.3.1): frozen for lack of receive buffer until resumed.
+    pub frozen: bool,
+    /// Retiring: no new requests; closed once nothing is outstanding.
+    pub draining: bool,
+    /// One past the last byte the sender has (global), as it advertises.
+    pub avail: u64,
+    /// End of the stream, once the sender marked it.
+    pub fin: Option<u64>,
+    out: VecDeque<RcpHeader>,
+    /// New bytes this pipe delivered into the receive buffer.
+    pub delivered: u64,
+    /// Retransmission-timer expiries.
+    pub timeouts: u64,
+    /// Loss-recovery episodes.
+    pub recoveries: u64,
+}
+
+impl Pipe {
+    /// A pipe on `path` speaking to an unchanged RCP sender with `config`
+    /// (its `conn_id` names the pipe's connection at that sender).
+    pub fn new(config: RcpConfig, path: PathId) -> Self {
+        Pipe {
+            path,
+            state: PipeState::Opening,
+            cc: Controller::new(config.cc),
+            rtt: RttEstimator::new(config.rtt),
+            isn: None,
+            syn_sent_at: None,
+            outstanding: BTreeMap::new(),
+            in_flight: 0,
+            next_local: 0,
+            recover: None,
+            after_timeout: false,
+            fast_retransmit: false,
+            rto_deadline: None,
+            handshake_deadline: None,
+            persist_deadline: None,
+            deq: 0,
+            recent_pulls: VecDeque::new(),
+            frozen: false,
+            draining: false,
+            avail: 0,
+            fin: None,
+            out: VecDeque::new(),
+            delivered: 0,
+            timeouts: 0,
+            recoveries: 0,
+            config,
+        }
+    }
+
+    /// The connection id of this pipe at its sender.
+    pub fn conn_id(&self) -> u32 {
+        self.config.conn_id
+    }
+
+    /// The congestion window in bytes.
+    pub fn cwnd(&self) -> u64 {
+        self.cc.window().cwnd
+    }
+
+    /// Bytes requested and neither arrived nor deemed lost.
+    pub fn in_flight(&self) -> u64 {
+        self.in_flight
+    }
+
+    /// The local number the next request gets.
+    pub fn next_local(&self) -> u64 {
+        self.next_local
+    }
+
+    /// The pipe's round-trip estimate for ranking (§4.3.1 `RTT_j`): the
+    /// smoothed RTT, or the handshake's before any data arrived.
+    pub fn rtt_estimate(&self) -> Duration {
+        self.rtt.srtt().unwrap_or(self.config.rtt.initial_rto)
+    }
+
+    fn wire(&self, offset: u64) -> SeqNum {
+        self.isn.unwrap_or(self.config.isn) + 1u32 + offset
+    }
+
+    /// The global offset of `seq`, near `near`.
+    pub fn offset_of(&self, seq: SeqNum, near: u64) -> u64 {
+        let delta = seq.since(self.wire(near));
+        (near as i64 + delta).max(0) as u64
+    }
+
+    /// Starts the handshake (§4.3.2 `open()`).
+    pub fn open(&mut self, now: Instant) {
+        self.out.push_back(RcpHeader::new(
+            RcpFlags::SYN,
+            self.config.conn_id,
+            self.config.isn,
+            self.config.isn,
+            0,
+        ));
+        self.syn_sent_at = Some(now);
+        self.handshake_deadline = Some(now + self.rtt.rto());
+    }
+
+    /// May the pipe request one more segment now?
+    pub fn can_request(&self) -> bool {
+        self.state == PipeState::Established
+            && !self.frozen
+            && !self.draining
+            && (self.fast_retransmit || self.in_flight + self.config.mss <= self.cwnd())
+    }
+
+    /// Sends the request for global `[start, end)` bound by the engine, as a
+    /// pull; `deq` is the connection's in-order point (SEG.DEQ, and SEG.REQ
+    /// too, so the sender sends nothing in cumulative mode).
+    pub fn request(&mut self, now: Instant, start: u64, end: u64, deq: u64) {
+        self.fast_retransmit = false;
+        self.persist_deadline = None;
+        self.deq = deq;
+        let local = self.next_local;
+        self.next_local += 1;
+        self.outstanding.insert(
+            local,
+            LocalRequest {
+                start,
+                end,
+                sent_at: now,
+                later: 0,
+            },
+        );
+        self.in_flight += end - start;
+        let block = PullBlock {
+            start: self.wire(start),
+            end: self.wire(end),
+            id: local as u32 + 1,
+        };
+        // §3.3.1: the pull first, then the three before it.
+        let mut h = RcpHeader::new(
+            RcpFlags::REQ | RcpFlags::PUL,
+            self.config.conn_id,
+            self.wire(deq),
+            self.wire(deq),
+            block.id,
+        );
+        h.push_block(block);
+        for b in &self.recent_pulls {
+            h.push_block(*b);
+        }
+        self.out.push_back(h);
+        self.recent_pulls.push_front(block);
+        self.recent_pulls.truncate(RECENT_PULLS);
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+    }
+
+    /// The sender's SYN+ACK: learn its sequence space and what it has.
+    pub fn on_synack(&mut self, now: Instant, h: &RcpHeader) -> PipeReport {
+        let mut report = PipeReport::default();
+        self.out.push_back(RcpHeader::new(
+            RcpFlags::ACK,
+            self.config.conn_id,
+            self.config.isn,
+            self.config.isn,
+            0,
+        ));
+        if self.state == PipeState::Established {
+            return report;
+        }
+        self.isn = Some(h.seq);
+        self.avail = self.offset_of(h.deq, 0);
+        if let Some(t) = self.syn_sent_at.take() {
+            if self.rtt.backoff() == 1 {
+                self.rtt.on_sample(t, now);
+                self.cc.on_rtt_sample(now, now - t);
+            }
+        }
+        self.state = PipeState::Established;
+        self.handshake_deadline = None;
+        self.cc
+            .set_cwnd(self.config.cc.initial_window * self.config.mss);
+        report.established = true;
+        report
+    }
+
+    /// Takes the sender's advertisement and end-of-stream mark from a DATA
+    /// header whose payload is `[start, end)`.
+    pub fn learn(&mut self, h: &RcpHeader, start: u64, end: u64, near: u64) {
+        self.avail = self.avail.max(self.offset_of(h.deq, near));
+        if h.flags.contains(RcpFlags::FIN) {
+            self.fin = Some(if end > start { end } else { self.avail });
+        }
+    }
+
+    /// DATA answering pull `id` arrived (§4.3.1 `recv()`): RTT sample, window
+    /// growth, and loss detection over the pipe's earlier requests.
+    pub fn on_data(&mut self, now: Instant, id: u32) -> PipeReport {
+        let mut report = PipeReport::default();
+        let Some(local) = u64::from(id).checked_sub(1) else {
+            return report;
+        };
+        let Some(r) = self.outstanding.remove(&local) else {
+            // Late: it was deemed lost already.
+            return report;
+        };
+        let len = r.end - r.start;
+        self.in_flight -= len;
+        self.rtt.reset_backoff();
+        self.rtt.on_sample(r.sent_at, now);
+        self.cc.on_rtt_sample(now, now - r.sent_at);
+        self.rto_deadline = if self.outstanding.is_empty() {
+            None
+        } else {
+            Some(now + self.rtt.rto())
+        };
+        if self.recover.is_some_and(|rec| local >= rec) {
+            self.recover = None;
+        }
+        // §3.3.3: growth per arrival that advances the pipe in order.
+        let in_order = self.outstanding.range(..local).next().is_none();
+        if in_order && (self.recover.is_none() || self.after_timeout) {
+            self.cc.on_ack(now, len);
+        }
+        // §3.3.5 per pipe: every earlier hole counts this arrival.
+        let mut lost = Vec::new();
+        for (&l, req) in self.outstanding.range_mut(..local) {
+            req.later += 1;
+            if req.later >= self.config.dupthresh {
+                lost.push(l);
+            }
+        }
+        for l in lost {
+            let req = self.outstanding.remove(&l).expect("listed above");
+            self.in_flight -= req.end - req.start;
+            report.lost.push(req.start);
+            if self.recover.is_none() {
+                let in_use = self.cwnd().min(self.config.rwnd_bytes());
+                self.cc.on_loss(now, LossCause::Congestion, in_use);
+                self.recover = Some(self.next_local);
+                self.after_timeout = false;
+                self.fast_retransmit = true;
+                self.recoveries += 1;
+            }
+        }
+        report
+    }
+
+    /// A request without pulls carrying SEG.DEQ and asking the sender to say
+    /// how much it has (the PROBE of §5.2.2).
+    pub fn probe(&mut self, deq: u64) {
+        self.deq = deq;
+        let seq = self.wire(deq);
+        self.out.push_back(RcpHeader::new(
+            RcpFlags::REQ | RcpFlags::PROBE,
+            self.config.conn_id,
+            seq,
+            seq,
+            self.next_local as u32,
+        ));
+    }
+
+    /// Arms the persist timer if it is not running: the pipe is frozen with
+    /// nothing outstanding because its sender has no more data yet.
+    pub fn persist(&mut self, now: Instant) {
+        if self.persist_deadline.is_none() {
+            self.persist_deadline = Some(now + self.rtt.rto());
+        }
+    }
+
+    /// The next deadline of the pipe's timers.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        [
+            self.rto_deadline,
+            self.handshake_deadline,
+            self.persist_deadline,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// Timers that expired by `now`: the handshake is retried; on the RTO
+    /// every outstanding request is deemed lost and the window restarts.
+    pub fn handle_timeout(&mut self, now: Instant) -> PipeReport {
+        let mut report = PipeReport::default();
+        if self.handshake_deadline.is_some_and(|d| d <= now) {
+            self.rtt.back_off();
+            self.handshake_deadline = None;
+            self.open(now);
+        }
+        if self.rto_deadline.is_some_and(|d| d <= now) {
+            self.rto_deadline = None;
+            self.timeouts += 1;
+            let in_use = self.cwnd().min(self.config.rwnd_bytes());
+            self.cc.on_loss(now, LossCause::Timeout, in_use);
+            self.rtt.back_off();
+            report.lost = self.outstanding.values().map(|r| r.start).collect();
+            self.outstanding.clear();
+            self.in_flight = 0;
+            self.recover = Some(self.next_local);
+            self.after_timeout = true;
+            self.fast_retransmit = true;
+            // Re-armed by the next request, backed off.
+        }
+        if self.persist_deadline.is_some_and(|d| d <= now) {
+            self.persist_deadline = None;
+            self.frozen = false;
+            self.probe(self.deq);
+        }
+        report
+    }
+
+    /// A final request telling the sender the pipe is done (§4.3.2
+    /// `close()`).
+    pub fn close(&mut self, deq: u64) {
+        self.out.clear();
+        let seq = self.wire(deq);
+        self.out.push_back(RcpHeader::new(
+            RcpFlags::REQ | RcpFlags::FIN,
+            self.config.conn_id,
+            seq,
+            seq,
+            self.next_local as u32,
+        ));
+        self.rto_deadline = None;
+        self.handshake_deadline = None;
+        self.persist_deadline = None;
+    }
+
+    /// The next datagram header to send.
+    pub fn poll_header(&mut self) -> Option<RcpHeader> {
+        self.out.pop_front()
+    }
+
+    /// True when a retiring pipe has nothing left to wait for.
+    pub fn drained(&self) -> bool {
+        self.draining && (self.outstanding.is_empty() || self.state != PipeState::Established)
+    }
+
+    /// True while the pipe has datagrams queued.
+    pub fn has_output(&self) -> bool {
+        !self.out.is_empty()
+    }
+}

@@ -1,0 +1,403 @@
+//! The R²CP engine's scheduling structures (R²CP §4.3.1): `pending` (what is
+//! still to be requested), `binding` (which pipe each outstanding request
+//! went out on) and `rank` (when the request that an outstanding one will
+//! trigger is expected to arrive). The fourth structure, `active` (pipes
+//! frozen for lack of receive buffer), lives with the pipes.
+//!
+//! Global offsets are stream bytes; segments sit on a fixed grid of `mss`
+//! bytes, so every replica cuts the stream the same way.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::endpoint::PathId;
+use crate::time::{Duration, Instant};
+
+/// How a pipe that asks to request is given a segment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scheduling {
+    /// §4.3.1: the k-th pending segment, where k counts the requests other
+    /// pipes are expected to make before this one's data arrives (`r2cp`).
+    #[default]
+    Ranked,
+    /// First come, first served: always the lowest pending segment (the
+    /// paper's `R²CP-s`, §4.4.3).
+    Fcfs,
+}
+
+/// One outstanding request of the aggregate connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// The pipe it went out on.
+    pub path: PathId,
+    /// The pipe's local sequence number for it.
+    pub local: u64,
+    /// When it was sent (the rank timestamp is this plus twice the pipe's
+    /// RTT, taken when ranking so an RTT update re-ranks it).
+    pub sent_at: Instant,
+}
+
+/// What a pipe's `send()` gets back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pick {
+    /// Request the segment `[start, end)`.
+    Segment(u64, u64),
+    /// No segment fits the receive buffer (or the sender's data): the pipe
+    /// freezes until `resume()`.
+    Freeze,
+}
+
+/// Limits on what may be requested now.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// One past the last byte the receive buffer may hold (flow control).
+    pub buffer_end: u64,
+    /// One past the last byte the pipe's sender has.
+    pub avail: u64,
+    /// End of the stream, once known.
+    pub fin: Option<u64>,
+}
+
+/// `pending`, `binding` and `rank`.
+#[derive(Debug)]
+pub struct Scheduler {
+    mss: u64,
+    scheduling: Scheduling,
+    /// Segments below `frontier` that must be requested (again): holes whose
+    /// request was lost, unbound by a closing pipe, or skipped by ranking.
+    pending: BTreeSet<u64>,
+    /// The pending segments that were requested before (the others were
+    /// skipped by ranking).
+    requested_before: BTreeSet<u64>,
+    /// Every segment at or above `frontier` has never been requested.
+    frontier: u64,
+    /// Outstanding requests by segment start.
+    bound: BTreeMap<u64, Binding>,
+    /// Segments requested more than once.
+    re_requests: u64,
+}
+
+impl Scheduler {
+    /// An empty schedule for segments of `mss` bytes.
+    pub fn new(mss: u64, scheduling: Scheduling) -> Self {
+        Scheduler {
+            mss,
+            scheduling,
+            pending: BTreeSet::new(),
+            requested_before: BTreeSet::new(),
+            frontier: 0,
+            bound: BTreeMap::new(),
+            re_requests: 0,
+        }
+    }
+
+    /// Segments requested again after a loss or a pipe's closing.
+    pub fn re_requests(&self) -> u64 {
+        self.re_requests
+    }
+
+    /// The lowest byte never requested.
+    pub fn frontier(&self) -> u64 {
+        self.frontier
+    }
+
+    /// Outstanding requests.
+    pub fn outstanding(&self) -> usize {
+        self.bound.len()
+    }
+
+    /// Segments waiting for a pipe, below the frontier.
+    pub fn pending_len(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// The binding of the request for the segment at `start`.
+    pub fn binding(&self, start: u64) -> Option<&Binding> {
+        self.bound.get(&start)
+    }
+
+    fn segment_end(&self, start: u64, fin: Option<u64>) -> u64 {
+        let end = start + self.mss;
+        fin.map_or(end, |f| end.min(f))
+    }
+
+    /// The pending segments in order: the explicit ones, then the frontier
+    /// onwards.
+    fn nth_pending(&self, k: usize) -> u64 {
+        match self.pending.iter().nth(k) {
+            Some(&s) => s,
+            None => self.frontier + (k - self.pending.len()) as u64 * self.mss,
+        }
+    }
+
+    /// §4.3.1 `send()`: pipe `path` with round trip `rtt` asks at `now` for a
+    /// segment to request. `rtts` gives every pipe's round trip (for the rank
+    /// timestamps). Returns the segment, bound to `(path, local)`, or
+    /// `Freeze`.
+    pub fn send(
+        &mut self,
+        now: Instant,
+        path: PathId,
+        local: u64,
+        rtt: Duration,
+        rtts: impl Fn(PathId) -> Duration,
+        limits: Limits,
+    ) -> Pick {
+        let k = match self.scheduling {
+            Scheduling::Fcfs => 0,
+            Scheduling::Ranked => {
+                // Requests expected before ours arrives, T + RTT_j: each
+                // outstanding request i triggers one at T_i + 2·RTT_pipe(i).
+                let ours = now + rtt;
+                self.bound
+                    .values()
+                    .filter(|b| b.sent_at + rtts(b.path).saturating_mul(2) < ours)
+                    .count()
+            }
+        };
+        // A segment fits when it is inside the stream, the sender has all of
+        // it, and the receive buffer has room for it.
+        let fits = |s: u64| {
+            let e = self.segment_end(s, limits.fin);
+            s < limits.fin.unwrap_or(u64::MAX) && e <= limits.buffer_end && e <= limits.avail
+        };
+        // The k-th pending segment if it fits, else the latest one before it
+        // that does.
+        let mut k = k;
+        let start = loop {
+            let s = self.nth_pending(k);
+            if fits(s) {
+                break s;
+            }
+            if k == 0 {
+                return Pick::Freeze;
+            }
+            k -= 1;
+        };
+        let end = self.segment_end(start, limits.fin);
+        if start >= self.frontier {
+            // Ranking skipped the segments in between: they stay pending.
+            let mut s = self.frontier;
+            while s < start {
+                self.pending.insert(s);
+                s += self.mss;
+            }
+            self.frontier = end;
+        } else {
+            self.pending.remove(&start);
+            if self.requested_before.remove(&start) {
+                self.re_requests += 1;
+            }
+        }
+        self.bound.insert(
+            start,
+            Binding {
+                path,
+                local,
+                sent_at: now,
+            },
+        );
+        Pick::Segment(start, end)
+    }
+
+    /// §4.3.1 `recv()`: the segment at `start` arrived; returns its binding
+    /// if it was outstanding (the pipe and local number to tell), and forgets
+    /// it in every structure.
+    pub fn recv(&mut self, start: u64) -> Option<Binding> {
+        self.pending.remove(&start);
+        self.requested_before.remove(&start);
+        self.bound.remove(&start)
+    }
+
+    fn unbind(&mut self, start: u64, held: bool) {
+        self.bound.remove(&start);
+        if !held {
+            self.pending.insert(start);
+            self.requested_before.insert(start);
+        }
+    }
+
+    /// §4.3.1 `loss()`: the request for `start` on `path` was lost; the
+    /// segment is unbound and pending again, unless it is bound elsewhere by
+    /// now or already arrived (`held`).
+    pub fn loss(&mut self, start: u64, path: PathId, held: bool) {
+        if self.bound.get(&start).is_some_and(|b| b.path == path) {
+            self.unbind(start, held);
+        }
+    }
+
+    /// Everything bound to `path` goes back to pending (the pipe closed or
+    /// its interface went down); `held` tells which segments arrived anyway.
+    pub fn unbind_path(&mut self, path: PathId, held: impl Fn(u64) -> bool) {
+        let gone: Vec<u64> = self
+            .bound
+            .iter()
+            .filter(|(_, b)| b.path == path)
+            .map(|(&s, _)| s)
+            .collect();
+        for s in gone {
+            self.unbind(s, held(s));
+        }
+    }
+
+    /// Drops pending entries below `next` (they arrived in order).
+    pub fn delivered_to(&mut self, next: u64) {
+        while let Some(&s) = self.pending.first() {
+            if s + self.mss > next {
+                break;
+            }
+            self.pending.remove(&s);
+            self.requested_before.remove(&s);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    fn open() -> Limits {
+        Limits {
+            buffer_end: u64::MAX,
+            avail: u64::MAX,
+            fin: None,
+        }
+    }
+
+    fn ms(v: u64) -> Instant {
+        Instant::ZERO + Duration::from_millis(v)
+    }
+
+    #[test]
+    fn fcfs_hands_out_segments_in_order() {
+        let mut s = Scheduler::new(MSS, Scheduling::Fcfs);
+        let rtt = |_| Duration::from_millis(10);
+        for i in 0..3 {
+            let p = PathId(i as u16 % 2);
+            assert_eq!(
+                s.send(ms(0), p, i, rtt(p), rtt, open()),
+                Pick::Segment(i * MSS, (i + 1) * MSS)
+            );
+        }
+    }
+
+    #[test]
+    fn a_slow_pipe_is_given_a_later_segment_and_the_gap_stays_pending() {
+        // Pipe 0 (RTT 10 ms) has four requests out; at t = 30 ms pipe 1 (RTT
+        // 100 ms) asks. Its data would arrive at 130 ms; every one of pipe 0's
+        // requests triggers another arriving by 20 + 20 = 40 ms < 130 ms, so
+        // four segments go to pipe 0 first and pipe 1 gets the fifth.
+        let mut s = Scheduler::new(MSS, Scheduling::Ranked);
+        let rtt = |p: PathId| Duration::from_millis(if p.0 == 0 { 10 } else { 100 });
+        for i in 0..4 {
+            assert_eq!(
+                s.send(ms(20), PathId(0), i, rtt(PathId(0)), rtt, open()),
+                Pick::Segment(i * MSS, (i + 1) * MSS),
+                "pipe 0's own requests rank after its own arrivals"
+            );
+        }
+        assert_eq!(
+            s.send(ms(30), PathId(1), 0, rtt(PathId(1)), rtt, open()),
+            Pick::Segment(8 * MSS, 9 * MSS)
+        );
+        assert_eq!(s.pending_len(), 4, "segments 4..8 wait for pipe 0");
+        // Pipe 0's next request takes the lowest pending one.
+        assert_eq!(
+            s.send(ms(30), PathId(0), 4, rtt(PathId(0)), rtt, open()),
+            Pick::Segment(4 * MSS, 5 * MSS)
+        );
+    }
+
+    #[test]
+    fn re_ranking_follows_an_rtt_change() {
+        // The same state ranks differently once pipe 0's RTT is known to be
+        // long: its requests no longer precede pipe 1's arrival.
+        let mut s = Scheduler::new(MSS, Scheduling::Ranked);
+        let short = |_: PathId| Duration::from_millis(10);
+        s.send(ms(0), PathId(0), 0, short(PathId(0)), short, open());
+        let long0 = |p: PathId| Duration::from_millis(if p.0 == 0 { 500 } else { 10 });
+        assert_eq!(
+            s.send(ms(0), PathId(1), 0, long0(PathId(1)), long0, open()),
+            Pick::Segment(MSS, 2 * MSS),
+            "k = 0: the next segment"
+        );
+    }
+
+    #[test]
+    fn loss_returns_the_segment_to_pending_and_it_goes_first() {
+        let mut s = Scheduler::new(MSS, Scheduling::Fcfs);
+        let rtt = |_| Duration::from_millis(10);
+        for i in 0..3 {
+            s.send(ms(0), PathId(0), i, rtt(PathId(0)), rtt, open());
+        }
+        assert!(s.recv(0).is_some());
+        s.loss(MSS, PathId(0), false);
+        assert!(s.binding(MSS).is_none(), "unbound");
+        assert_eq!(
+            s.send(ms(1), PathId(1), 0, rtt(PathId(1)), rtt, open()),
+            Pick::Segment(MSS, 2 * MSS),
+            "the hole goes to the next pipe that asks"
+        );
+        assert_eq!(s.binding(MSS).unwrap().path, PathId(1));
+        assert_eq!(s.re_requests(), 1);
+        // A loss reported by the old pipe now does not unbind the new one.
+        s.loss(MSS, PathId(0), false);
+        assert_eq!(s.binding(MSS).unwrap().path, PathId(1));
+    }
+
+    #[test]
+    fn freeze_when_nothing_fits_the_buffer() {
+        let mut s = Scheduler::new(MSS, Scheduling::Ranked);
+        let rtt = |_| Duration::from_millis(10);
+        let lim = Limits {
+            buffer_end: 2 * MSS,
+            avail: u64::MAX,
+            fin: None,
+        };
+        assert!(matches!(
+            s.send(ms(0), PathId(0), 0, rtt(PathId(0)), rtt, lim),
+            Pick::Segment(0, _)
+        ));
+        assert!(matches!(
+            s.send(ms(0), PathId(0), 1, rtt(PathId(0)), rtt, lim),
+            Pick::Segment(1000, _)
+        ));
+        assert_eq!(
+            s.send(ms(0), PathId(0), 2, rtt(PathId(0)), rtt, lim),
+            Pick::Freeze
+        );
+    }
+
+    #[test]
+    fn the_last_segment_is_cut_at_the_end_of_the_stream() {
+        let mut s = Scheduler::new(MSS, Scheduling::Fcfs);
+        let rtt = |_| Duration::from_millis(10);
+        let lim = Limits {
+            buffer_end: u64::MAX,
+            avail: 1500,
+            fin: Some(1500),
+        };
+        s.send(ms(0), PathId(0), 0, rtt(PathId(0)), rtt, lim);
+        assert_eq!(
+            s.send(ms(0), PathId(0), 1, rtt(PathId(0)), rtt, lim),
+            Pick::Segment(1000, 1500)
+        );
+        assert_eq!(
+            s.send(ms(0), PathId(0), 2, rtt(PathId(0)), rtt, lim),
+            Pick::Freeze
+        );
+    }
+
+    #[test]
+    fn closing_a_pipe_returns_what_it_had_not_received() {
+        let mut s = Scheduler::new(MSS, Scheduling::Fcfs);
+        let rtt = |_| Duration::from_millis(10);
+        for i in 0..4 {
+            s.send(ms(0), PathId(0), i, rtt(PathId(0)), rtt, open());
+        }
+        s.unbind_path(PathId(0), |start| start == 2 * MSS);
+        assert_eq!(s.outstanding(), 0);
+        assert_eq!(s.pending_len(), 3, "segment 2 had arrived");
+    }
+}
