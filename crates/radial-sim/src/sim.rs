@@ -734,8 +734,7 @@ impl Simulator {
                     if gap > f.max_gap.0 {
                         f.max_gap = (gap, last);
                     }
-                    if f
-                        .handoffs
+                    if f.handoffs
                         .iter()
                         .any(|&h| last <= h + HANDOFF_WATCH && now >= h)
                     {
