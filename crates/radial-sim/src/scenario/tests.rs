@@ -462,3 +462,34 @@ fn zipped_parameters_advance_together() {
         "sweep.zip"
     );
 }
+
+#[test]
+fn pipes_only_for_r2cp_flows() {
+    let text = format!("{BASE}pipes = [{{ via = \"B\" }}]\n");
+    expect_error(&text, "flow[0].pipes", "protocol = \"tcp-sack\"");
+}
+
+#[test]
+fn a_pipe_through_an_unknown_node() {
+    let text = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
+        + "pipes = [{ via = \"Z\", from = \"A\" }]\n";
+    expect_error(&text, "flow[0].pipes[0].via", "pipes = [");
+}
+
+#[test]
+fn a_pipe_that_closes_before_it_opens() {
+    let text = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
+        + "pipes = [{ via = \"B\", open = \"5s\", close = \"2s\" }]\n";
+    expect_error(&text, "flow[0].pipes[0].close", "pipes = [");
+}
+
+#[test]
+fn an_r2cp_flow_without_pipes_has_one_from_from_to_to() {
+    let text = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp-s\"");
+    let sc = Scenario::parse("t.toml", &text).unwrap();
+    let spec = sc.build(&sc.points()[0], 1).unwrap();
+    let f = &spec.flows[0];
+    assert_eq!(f.protocol.name(), "r2cp-s");
+    assert_eq!(f.pipes.len(), 1);
+    assert_eq!((f.pipes[0].server, f.pipes[0].via), (f.from, f.to));
+}
