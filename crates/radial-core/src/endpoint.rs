@@ -114,6 +114,17 @@ pub struct EndpointStats {
     pub duplicate_bytes: u64,
 }
 
+/// Per-path figures of a multi-path endpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathStats {
+    /// The path.
+    pub path: PathId,
+    /// New bytes the path brought into the receive buffer so far.
+    pub delivered: u64,
+    /// Its congestion window in bytes (0 once closed).
+    pub cwnd: u64,
+}
+
 /// One side of one connection, driven by the simulator or the UDP runtime.
 pub trait Endpoint {
     /// A datagram arrived on `path`.
@@ -169,5 +180,11 @@ pub trait Endpoint {
     /// `None` for endpoints that take every byte in order.
     fn write_offset(&self) -> Option<u64> {
         None
+    }
+
+    /// Figures per path, for endpoints with several (an R²CP receiver's
+    /// pipes, open or closed); empty otherwise.
+    fn path_stats(&self) -> Vec<PathStats> {
+        Vec::new()
     }
 }

@@ -25,6 +25,6 @@ pub mod time;
 pub mod units;
 pub mod wire;
 
-pub use endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
+pub use endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId, PathStats};
 pub use time::{Duration, Instant};
 pub use units::BitRate;

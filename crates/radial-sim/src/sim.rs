@@ -10,7 +10,9 @@ use crate::app::{Sink, Source};
 use crate::channel::{GilbertElliott, LossModel};
 use crate::event::{EventKind, EventQueue, PathChange};
 use crate::link::Link;
-use crate::metrics::{Aggregate, FlowReport, LinkReport, NodeReport, SeriesPoint, Summary};
+use crate::metrics::{
+    Aggregate, FlowReport, LinkReport, NodeReport, PipePoint, SeriesPoint, Summary,
+};
 use crate::packet::{Addr, Packet};
 use crate::rng::Rng;
 use crate::routing::Routing;
@@ -162,6 +164,7 @@ pub struct Simulator {
     flows: Vec<FlowState>,
     sources: Vec<OnOff>,
     series: Vec<SeriesPoint>,
+    pipe_series: Vec<PipePoint>,
     /// Per node.
     sleep: Vec<Sleep>,
     /// Application write buffer.
@@ -178,6 +181,8 @@ pub struct RunOutput {
     pub summary: Summary,
     /// Time series of in-order delivery per flow.
     pub series: Vec<SeriesPoint>,
+    /// Time series per pipe of multi-path flows.
+    pub pipe_series: Vec<PipePoint>,
 }
 
 impl Simulator {
@@ -239,6 +244,7 @@ impl Simulator {
             flows: Vec::new(),
             sources: Vec::new(),
             series: Vec::new(),
+            pipe_series: Vec::new(),
             sleep: Vec::new(),
             scratch: Vec::new(),
             read_buf: vec![0; 64 * 1024],
@@ -533,6 +539,17 @@ impl Simulator {
                         flow: i as u32,
                         delivered,
                     });
+                    let rx = self.flows[i].receiver as usize;
+                    if let Some(ep) = &self.agents[rx].endpoint {
+                        for ps in ep.path_stats() {
+                            self.pipe_series.push(PipePoint {
+                                t,
+                                flow: i as u32,
+                                path: ps.path.0,
+                                delivered: ps.delivered,
+                            });
+                        }
+                    }
                 }
                 let next = self.net.now + self.spec.sample_interval;
                 self.net.events.push(next, EventKind::Sample);
@@ -1041,6 +1058,7 @@ impl Simulator {
                 nodes,
             },
             series: self.series,
+            pipe_series: self.pipe_series,
         }
     }
 }

@@ -219,6 +219,9 @@ pub enum Kind {
     /// Energy per delivered megabyte and goodput against `x_param`, one
     /// curve per protocol.
     Energy,
+    /// Sequence plots (bytes delivered against time) of the flow
+    /// `download`, in total and per pipe, one set per value of `x_param`.
+    Sequence,
 }
 
 /// Times (s) at which friendliness is measured: cumulative throughput since
@@ -613,6 +616,57 @@ pub const TARGETS: &[Target] = &[
         notes: FIG5B_NOTES,
     },
     Target {
+        name: "r2cp-fig8a",
+        group: "r2cp",
+        title: "R²CP Figure 8(a): seamless handoff",
+        scenario: include_str!("../../../scenarios/papers/r2cp-fig8a.toml"),
+        path: "scenarios/papers/r2cp-fig8a.toml",
+        claim: "§4.4.1: \"during t = 58s and t = 60s two pipes co-exist in the connection to collaboratively deliver data for the application. Even if there is some setup or ramp-up (e.g. due to slow start) delay for the RCP-2 pipe, the existence of the RCP-1 pipe allows the aggregate connection to continue progressing without being disrupted.\"",
+        x_param: "variant",
+        x_label: "time (s)",
+        x_scale: 1.0,
+        log_x: false,
+        checks: |_| Vec::new(),
+        kind: Kind::Sequence,
+        measured: Measured::Flow("download"),
+        extra: |_| String::new(),
+        notes: "Handoff disruption is the longest gap between two in-order deliveries to the application that overlaps the 5 s after a pipe change; the median gap is taken over the 5 s before the first change. A new pipe needs three round trips before its first data: its handshake, a PROBE that tells the sender SEG.DEQ (the receiver cannot name the in-order point in the sender's sequence space before the SYN+ACK), and its first requests; so the hard-handoff bound of one RTT plus the handshake is not met. Why the make-before-break disruption is large here: both pipes come from Server-I, whose 2 Mbit/s access is the bottleneck of both paths, and the old pipe already keeps that 50-packet queue full. The new pipe's slow start overflows it; the lost segments block in-order delivery until they are re-requested through the full queue (no timeout: about two round trips of some 280 ms with queueing). This is the same gap as any loss episode of one pipe alone on this path: the longest gap of the whole run, 0.57 s, is at start-up, before any handoff (`radial run scenarios/papers/r2cp-fig8a.toml`, `max_delivery_gap_at_s`). Where the two pipes do not share a queue and no loss occurs (crates/radial-sim/tests/r2cp.rs), the overlap keeps delivery going within one new-path round trip (46 ms), and the new pipe's slow start after the old one is retired is what remains.",
+    },
+    Target {
+        name: "r2cp-fig8b",
+        group: "r2cp",
+        title: "R²CP Figure 8(b): server migration",
+        scenario: include_str!("../../../scenarios/papers/r2cp-fig8b.toml"),
+        path: "scenarios/papers/r2cp-fig8b.toml",
+        claim: "§4.4.2: \"After the new RCP pipe is established, the mobile host requests data that has not been delivered by Server-I, instead of requesting from the first byte of the data. The difference between the slopes of RCP-2 and RCP-3 indicates that RCP-3 provides a larger bandwidth than RCP-2\"; \"server migration using R²CP does not cause redundant transmissions\".",
+        x_param: "variant",
+        x_label: "time (s)",
+        x_scale: 1.0,
+        log_x: false,
+        checks: |_| Vec::new(),
+        kind: Kind::Sequence,
+        measured: Measured::Flow("download"),
+        extra: |_| String::new(),
+        notes: "The replica is an unchanged RCP sender: the new pipe's first request (a PROBE with SEG.DEQ) makes it skip what the host holds (`SendBuffer::ack_to` past its end, and the file-serving application seeks there), and the engine asks it only for segments neither held nor outstanding on the old pipe, which is retired gracefully (no new requests, closed when its outstanding data has arrived).",
+    },
+    Target {
+        name: "r2cp-fig8c",
+        group: "r2cp",
+        title: "R²CP Figure 8(c): aggregation from two servers",
+        scenario: include_str!("../../../scenarios/papers/r2cp-fig8c.toml"),
+        path: "scenarios/papers/r2cp-fig8c.toml",
+        claim: "§4.4.3: \"the mobile host keeps both pipes open during the period it is within the coverage of both WLANs. As shown in Figure 8(c), R²CP can achieve the aggregate bandwidth of the two pipes.\"",
+        x_param: "variant",
+        x_label: "time (s)",
+        x_scale: 1.0,
+        log_x: false,
+        checks: |_| Vec::new(),
+        kind: Kind::Sequence,
+        measured: Measured::Flow("download"),
+        extra: |_| String::new(),
+        notes: "Pipe 1 is limited by Server-I's 2 Mbit/s access, pipe 2 by WLAN B's 5 Mbit/s; with 1000-byte payloads in 1040-byte packets the most the two can carry is 1.92 and 4.81 Mbit/s.",
+    },
+    Target {
         name: "r2cp-fig9a",
         group: "r2cp",
         title: "R²CP Figure 9(a): aggregation with a bandwidth mismatch",
@@ -938,10 +992,154 @@ fn run_energy(
     Ok((md, holds))
 }
 
+/// The R²CP figures' checks (Figure 8), on the runs of the first seed.
+fn fig8_checks(name: &str, runs: &[(&str, &RunResult)]) -> Vec<Check> {
+    let report = |v: &str| {
+        runs.iter()
+            .find(|(x, _)| *x == v)
+            .and_then(|(_, r)| named_flow(r, "download"))
+    };
+    let mut checks = Vec::new();
+    match name {
+        "r2cp-fig8a" => {
+            if let Some(f) = report("make-before-break") {
+                let (gap, usual) = (
+                    f.handoff_disruption_s.unwrap_or(f64::NAN),
+                    f.pre_handoff_median_gap_s.unwrap_or(f64::NAN),
+                );
+                checks.push(Check {
+                    what: "make-before-break disruption at most 2× the median inter-arrival gap before the handoff".into(),
+                    holds: gap <= 2.0 * usual,
+                    detail: format!("{:.1} ms against a median gap of {:.1} ms", gap * 1e3, usual * 1e3),
+                });
+            }
+            if let Some(f) = report("break-before-make") {
+                // Network B's path from Server-I: 2 × (20 + 1 + 15) ms of
+                // propagation plus a 1040-byte packet at 2 and 5 Mbit/s.
+                let rtt = 0.072 + 0.00416 + 0.00166;
+                let gap = f.handoff_disruption_s.unwrap_or(f64::NAN);
+                checks.push(Check {
+                    what:
+                        "hard-handoff disruption at most one new-path RTT plus the pipe handshake"
+                            .into(),
+                    holds: gap <= 2.0 * rtt,
+                    detail: format!("{:.1} ms; new-path RTT {:.1} ms", gap * 1e3, rtt * 1e3),
+                });
+            }
+        }
+        "r2cp-fig8b" => {
+            for (v, r) in runs {
+                if let Some(f) = named_flow(r, "download") {
+                    checks.push(Check {
+                        what: format!("{v}: no byte fetched twice"),
+                        holds: f.duplicate_bytes == 0,
+                        detail: format!("{} duplicate bytes", f.duplicate_bytes),
+                    });
+                }
+            }
+        }
+        _ => {}
+    }
+    checks
+}
+
+/// Sequence plots and a table per variant (Figure 8).
+fn run_sequence(
+    target: &Target,
+    results: &[RunResult],
+    seed: u64,
+    out: &Path,
+) -> Result<(String, bool), CliError> {
+    let runs: Vec<(String, &RunResult)> = results
+        .iter()
+        .filter(|r| r.seed == seed)
+        .map(|r| (r.point.text(target.x_param).unwrap_or_default(), r))
+        .collect();
+    let mut series = Vec::new();
+    let mut md = String::new();
+    let _ = writeln!(md, "## {}\n", target.title);
+    let _ = writeln!(md, "**Paper.** {}\n", target.claim);
+    let _ = writeln!(
+        md,
+        "**Ours.** Seed {seed} of `{}`: bytes delivered in order to the application, and by each pipe, against time.\n",
+        target.path
+    );
+    let _ = writeln!(md, "| {} | goodput (Mbit/s) | per pipe (MB) | handoff disruption (ms) | median gap before (ms) | re-requested segments | bytes fetched twice |", target.x_param);
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|");
+    for (v, r) in &runs {
+        let Some(fi) = r.summary.flows.iter().position(|f| f.name == "download") else {
+            continue;
+        };
+        let f = &r.summary.flows[fi];
+        series.push(Series {
+            label: format!("{v}: all"),
+            points: r
+                .series
+                .iter()
+                .filter(|p| p.flow == fi as u32)
+                .map(|p| (p.t, p.delivered as f64 / 1e6))
+                .collect(),
+        });
+        let mut paths: Vec<u16> = r.pipe_series.iter().map(|p| p.path).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        let mut per_pipe = Vec::new();
+        for path in paths {
+            let pts: Vec<(f64, f64)> = r
+                .pipe_series
+                .iter()
+                .filter(|p| p.flow == fi as u32 && p.path == path)
+                .map(|p| (p.t, p.delivered as f64 / 1e6))
+                .collect();
+            per_pipe.push(format!(
+                "pipe {}: {:.1}",
+                path + 1,
+                pts.last().map_or(0.0, |p| p.1)
+            ));
+            series.push(Series {
+                label: format!("{v}: pipe {}", path + 1),
+                points: pts,
+            });
+        }
+        let ms = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{:.1}", v * 1e3));
+        let _ = writeln!(
+            md,
+            "| {v} | {:.3} | {} | {} | {} | {} | {} |",
+            f.goodput_mbps,
+            per_pipe.join(", "),
+            ms(f.handoff_disruption_s),
+            ms(f.pre_handoff_median_gap_s),
+            f.retransmits,
+            f.duplicate_bytes
+        );
+    }
+    line_plot(
+        &out.join(target.name),
+        &Figure {
+            title: target.title,
+            x_label: target.x_label,
+            y_label: "delivered in order (MB)",
+            log_x: false,
+            series: &series,
+        },
+    )?;
+    let _ = writeln!(md, "\n![{}]({}.png)\n", target.title, target.name);
+    let named: Vec<(&str, &RunResult)> = runs.iter().map(|(v, r)| (v.as_str(), *r)).collect();
+    let checks = fig8_checks(target.name, &named);
+    checks_and_notes(&mut md, target, &checks);
+    let holds = checks.iter().all(|c| c.holds);
+    Ok((md, holds))
+}
+
 fn run_target(target: &Target, out: &Path, jobs_n: usize) -> Result<bool, CliError> {
     let sc = Scenario::parse(target.path, target.scenario)?;
     let results = run_sweep(&sc, jobs_n, target.name)?;
     std::fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
+    if target.kind == Kind::Sequence {
+        let (body, holds) = run_sequence(target, &results, sc.seeds[0], out)?;
+        publish(target, out, &body)?;
+        return Ok(holds);
+    }
     if target.kind == Kind::Friendliness {
         let (body, holds) = run_friendliness(target, &sc, &results, out)?;
         publish(target, out, &body)?;

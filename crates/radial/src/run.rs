@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::Instant as WallClock;
 
-use radial_sim::metrics::series_csv;
+use radial_sim::metrics::{pipes_csv, series_csv};
 use radial_sim::{Scenario, Simulator};
 
 use crate::cli::{io_err, parse_sets, CliError};
@@ -26,6 +26,12 @@ pub fn run(
     let summary = serde_json::to_string_pretty(&output.summary).expect("summary serialises");
     write(&out.join("summary.json"), &(summary + "\n"))?;
     write(&out.join("series.csv"), &series_csv(&output.series, &names))?;
+    if !output.pipe_series.is_empty() {
+        write(
+            &out.join("pipes.csv"),
+            &pipes_csv(&output.pipe_series, &names),
+        )?;
+    }
     let events = output.summary.events;
     let timing = serde_json::json!({
         "wall_s": wall,

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use radial_sim::metrics::{SeriesPoint, Summary};
+use radial_sim::metrics::{PipePoint, SeriesPoint, Summary};
 use radial_sim::scenario::Point;
 use radial_sim::{RunOutput, Scenario, Simulator};
 
@@ -23,6 +23,8 @@ pub struct RunResult {
     pub summary: Summary,
     /// Its time series.
     pub series: Vec<SeriesPoint>,
+    /// Its per-pipe time series (multi-path flows).
+    pub pipe_series: Vec<PipePoint>,
 }
 
 /// Runs every (point, seed) of `sc` on `jobs` threads. Results come back in
@@ -75,6 +77,7 @@ pub fn run_sweep(sc: &Scenario, jobs: usize, label: &str) -> Result<Vec<RunResul
                 seed,
                 summary: out.summary,
                 series: out.series,
+                pipe_series: out.pipe_series,
             }
         })
         .collect())

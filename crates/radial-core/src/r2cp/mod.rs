@@ -22,7 +22,7 @@ pub use scheduler::{Binding, Limits, Pick, Scheduler, Scheduling};
 
 use std::collections::VecDeque;
 
-use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
+use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId, PathStats};
 use crate::rcp::RcpConfig;
 use crate::stream::ReassemblyBuffer;
 use crate::time::{Duration, Instant};
@@ -51,17 +51,6 @@ impl R2cpConfig {
     }
 }
 
-/// Per-pipe figures for reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PipeStats {
-    /// The pipe's path.
-    pub path: PathId,
-    /// New bytes it brought into the receive buffer.
-    pub delivered: u64,
-    /// Its congestion window.
-    pub cwnd: u64,
-}
-
 /// The receiving end of an R²CP connection: the engine and its pipes.
 #[derive(Debug)]
 pub struct R2cpReceiver {
@@ -71,7 +60,7 @@ pub struct R2cpReceiver {
     /// Live pipes, in the order they were opened.
     pipes: Vec<Pipe>,
     /// Bytes delivered by pipes that have been closed, by path.
-    closed_pipes: Vec<PipeStats>,
+    closed_pipes: Vec<PathStats>,
     fin: Option<u64>,
     established: bool,
     delivered_all: bool,
@@ -115,9 +104,9 @@ impl R2cpReceiver {
     }
 
     /// Figures of every pipe, open or closed, in the order opened.
-    pub fn pipe_stats(&self) -> Vec<PipeStats> {
+    fn pipe_stats(&self) -> Vec<PathStats> {
         let mut v = self.closed_pipes.clone();
-        v.extend(self.pipes.iter().map(|p| PipeStats {
+        v.extend(self.pipes.iter().map(|p| PathStats {
             path: p.path,
             delivered: p.delivered,
             cwnd: p.cwnd(),
@@ -271,7 +260,7 @@ impl R2cpReceiver {
         let buffer = &self.buffer;
         self.sched.unbind_path(path, |s| buffer.holds(s));
         let mut p = self.pipes.remove(i);
-        self.closed_pipes.push(PipeStats {
+        self.closed_pipes.push(PathStats {
             path,
             delivered: p.delivered,
             cwnd: 0,
@@ -401,6 +390,12 @@ impl Endpoint for R2cpReceiver {
         let n = self.buffer.read(buf);
         self.read_since_poll |= n > 0;
         n
+    }
+
+    fn path_stats(&self) -> Vec<PathStats> {
+        let mut v = self.pipe_stats();
+        v.sort_by_key(|p| p.path.0);
+        v
     }
 
     fn stats(&self) -> EndpointStats {
