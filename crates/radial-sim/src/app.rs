@@ -67,6 +67,9 @@ pub struct Source {
     /// The application offers more over time ([`Source::offer`]); the
     /// stream never ends.
     open_ended: bool,
+    /// Application striping: this connection carries chunks `j, j + k,
+    /// j + 2k, …` of `chunk` bytes of the stream (`(k, j, chunk)`).
+    stripe: Option<(u64, u64, u64)>,
 }
 
 impl Source {
@@ -78,6 +81,22 @@ impl Source {
             limit,
             closed: false,
             open_ended: false,
+            stripe: None,
+        }
+    }
+
+    /// Connection `j` of `k` in application striping: it carries every
+    /// k-th chunk of `chunk` bytes of a stream of `total` bytes (or an
+    /// endless one), starting with chunk `j`.
+    pub fn striped(salt: u64, total: Option<u64>, k: u64, j: u64, chunk: u64) -> Self {
+        let limit = total.map(|n| {
+            let (full, rem) = (n / chunk, n % chunk);
+            let mine = full / k + u64::from(j < full % k);
+            mine * chunk + if rem > 0 && full % k == j { rem } else { 0 }
+        });
+        Source {
+            stripe: Some((k, j, chunk)),
+            ..Source::new(salt, limit)
         }
     }
 
@@ -103,7 +122,22 @@ impl Source {
         let left = self.limit.map_or(u64::MAX, |l| l - self.written);
         let n = (room as u64).min(left).min(64 * 1024) as usize;
         scratch.resize(n, 0);
-        fill_pattern(self.salt, self.written, &mut scratch[..n]);
+        match self.stripe {
+            None => fill_pattern(self.salt, self.written, &mut scratch[..n]),
+            Some((k, j, chunk)) => {
+                // Substream offset o is byte o % chunk of the stream's chunk
+                // (o / chunk) · k + j.
+                let mut at = 0;
+                while at < n {
+                    let o = self.written + at as u64;
+                    let in_chunk = o % chunk;
+                    let global = ((o / chunk) * k + j) * chunk + in_chunk;
+                    let len = ((chunk - in_chunk) as usize).min(n - at);
+                    fill_pattern(self.salt, global, &mut scratch[at..at + len]);
+                    at += len;
+                }
+            }
+        }
         &scratch[..n]
     }
 
@@ -148,6 +182,74 @@ impl Sink {
     }
 }
 
+/// The receiving application of application striping: it reads each
+/// connection's substream into a bounded resequencing buffer and hands the
+/// stream on in order.
+#[derive(Clone, Debug)]
+pub struct Resequencer {
+    k: u64,
+    chunk: u64,
+    /// Resequencing buffer size in bytes.
+    cap: u64,
+    held: u64,
+    queues: Vec<std::collections::VecDeque<u8>>,
+    /// The stream, checked.
+    pub sink: Sink,
+}
+
+impl Resequencer {
+    /// For `k` connections striping chunks of `chunk` bytes, with `cap`
+    /// bytes of buffer.
+    pub fn new(salt: u64, k: u64, chunk: u64, cap: u64) -> Self {
+        Resequencer {
+            k,
+            chunk,
+            cap,
+            held: 0,
+            queues: vec![Default::default(); k as usize],
+            sink: Sink::new(salt),
+        }
+    }
+
+    /// Bytes the application may read from connection `j` now: what the
+    /// buffer has room for, and always the rest of the chunk it waits for
+    /// if `j` carries it (it reads the socket it needs, as a blocking
+    /// striping application does).
+    pub fn room(&self, j: usize) -> usize {
+        let next = self.sink.delivered;
+        let waiting = ((next / self.chunk) % self.k) as usize;
+        let free = self.cap.saturating_sub(self.held);
+        if j == waiting {
+            let want = self.chunk - next % self.chunk;
+            let have = self.queues[j].len() as u64;
+            free.max(want.saturating_sub(have)) as usize
+        } else {
+            free as usize
+        }
+    }
+
+    /// Takes `data`, the next bytes of connection `j`'s substream, and
+    /// delivers whatever became in order. Returns the bytes delivered.
+    pub fn push(&mut self, j: usize, data: &[u8]) -> u64 {
+        self.queues[j].extend(data);
+        self.held += data.len() as u64;
+        let before = self.sink.delivered;
+        loop {
+            let next = self.sink.delivered;
+            let j = ((next / self.chunk) % self.k) as usize;
+            let want = (self.chunk - next % self.chunk) as usize;
+            let n = want.min(self.queues[j].len());
+            if n == 0 {
+                break;
+            }
+            let bytes: Vec<u8> = self.queues[j].drain(..n).collect();
+            self.held -= n as u64;
+            self.sink.consume(&bytes);
+        }
+        self.sink.delivered - before
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,6 +265,30 @@ mod tests {
             "a shift by a word is caught"
         );
         assert!(!check_pattern(8, 13, &buf));
+    }
+
+    #[test]
+    fn striped_substreams_resequence_into_the_stream() {
+        // 2 connections, chunks of 3 bytes, a 10-byte stream: connection 0
+        // carries chunks 0 and 2 and the last byte (chunk 3 is 1 byte and
+        // goes to connection 1).
+        let (a, b) = (
+            Source::striped(5, Some(10), 2, 0, 3),
+            Source::striped(5, Some(10), 2, 1, 3),
+        );
+        assert_eq!((a.limit, b.limit), (Some(6), Some(4)));
+        let mut scratch = Vec::new();
+        let sa = a.next_chunk(100, &mut scratch).to_vec();
+        let sb = b.next_chunk(100, &mut scratch).to_vec();
+        let mut r = Resequencer::new(5, 2, 3, 100);
+        assert_eq!(r.push(1, &sb), 0, "connection 1 is ahead: held");
+        assert_eq!(r.push(0, &sa), 10);
+        assert_eq!(r.sink.corrupt, 0);
+        assert_eq!(r.room(0), 100);
+        // A full buffer still lets the connection that is waited for be read.
+        let mut r = Resequencer::new(5, 2, 3, 3);
+        r.push(1, &sb[..3]);
+        assert_eq!((r.room(0), r.room(1)), (3, 0));
     }
 
     #[test]

@@ -2,11 +2,11 @@
 //! through the sans-IO driver contract, and reports.
 
 use radial_core::r2cp::{R2cpConfig, R2cpReceiver};
-use radial_core::rcp::{RcpReceiver, RcpSender};
+use radial_core::rcp::{RcpConfig, RcpReceiver, RcpSender};
 use radial_core::tcp::{TcpReceiver, TcpSender};
 use radial_core::{AppEvent, Duration, Endpoint, HostEvent, Instant, PathId};
 
-use crate::app::{Sink, Source};
+use crate::app::{Resequencer, Sink, Source};
 use crate::channel::{GilbertElliott, LossModel};
 use crate::event::{EventKind, EventQueue, PathChange};
 use crate::link::Link;
@@ -92,6 +92,9 @@ struct Agent {
     /// A multi-path agent's paths, by `PathId` (empty: the single path
     /// above).
     paths: Vec<PathBinding>,
+    /// The connection index of a receiving agent of an `apps` flow: its
+    /// bytes go to the flow's resequencer.
+    stripe: Option<u16>,
 }
 
 /// Where one path of a multi-path agent leads.
@@ -118,8 +121,11 @@ struct FlowState {
     udp_bytes: u64,
     udp_sent: u64,
     completed_at: Option<Instant>,
-    /// Further sending agents (the pipes' senders of an R²CP flow).
-    more_senders: Vec<u32>,
+    /// Further agents of the flow (the pipes' senders of an R²CP flow, the
+    /// other connections of an `apps` flow).
+    more_agents: Vec<u32>,
+    /// The receiving application of an `apps` flow.
+    reseq: Option<Resequencer>,
     /// The last in-order delivery to the application, and the longest
     /// gap between two (handoff disruption, R²CP §4.4.1).
     last_delivery: Option<Instant>,
@@ -271,6 +277,10 @@ impl Simulator {
                 self.build_r2cp(i, f, *config, node_addr);
                 continue;
             }
+            if let FlowProtocol::Apps(config) = &f.protocol {
+                self.build_apps(i, f, *config, node_addr);
+                continue;
+            }
             let (src_addr, dst_addr) = (
                 node_addr[f.from as usize].expect("validated: node has a link"),
                 node_addr[f.to as usize].expect("validated: node has a link"),
@@ -309,7 +319,7 @@ impl Simulator {
                         )
                     }
                     FlowProtocol::Udp => (None, None, None, None),
-                    FlowProtocol::R2cp(_) => unreachable!("built above"),
+                    FlowProtocol::R2cp(_) | FlowProtocol::Apps(_) => unreachable!("built above"),
                 };
             self.agents.push(Agent {
                 node: f.from,
@@ -322,6 +332,7 @@ impl Simulator {
                 sink: None,
                 timer_at: None,
                 paths: Vec::new(),
+                stripe: None,
             });
             self.agents.push(Agent {
                 node: f.to,
@@ -334,6 +345,7 @@ impl Simulator {
                 sink,
                 timer_at: None,
                 paths: Vec::new(),
+                stripe: None,
             });
             let source = if let Traffic::OnOff(spec) = f.traffic {
                 self.sources.push(OnOff {
@@ -353,12 +365,13 @@ impl Simulator {
                 udp_bytes: 0,
                 udp_sent: 0,
                 completed_at: None,
-                more_senders: Vec::new(),
+                more_agents: Vec::new(),
                 last_delivery: None,
                 max_gap: (Duration::ZERO, Instant::ZERO),
                 handoffs: Vec::new(),
                 handoff_gap: None,
                 pre_handoff_gaps: Vec::new(),
+                reseq: None,
             });
         }
         self.spec.flows = flows;
@@ -398,6 +411,7 @@ impl Simulator {
             sink: Some(Sink::new(salt)),
             timer_at: None,
             paths,
+            stripe: None,
         });
         let mut senders = Vec::new();
         let mut handoffs = Vec::new();
@@ -417,6 +431,7 @@ impl Simulator {
                 sink: None,
                 timer_at: None,
                 paths: Vec::new(),
+                stripe: None,
             });
             let changes = [
                 (Some(pipe.open), PathChange::Up),
@@ -448,12 +463,87 @@ impl Simulator {
             udp_bytes: 0,
             udp_sent: 0,
             completed_at: None,
-            more_senders: senders[1..].to_vec(),
+            more_agents: senders[1..].to_vec(),
             last_delivery: None,
             max_gap: (Duration::ZERO, Instant::ZERO),
             handoffs,
             handoff_gap: None,
             pre_handoff_gaps: Vec::new(),
+            reseq: None,
+        });
+    }
+
+    /// An `apps` flow: one RCP connection per pipe, the stream striped over
+    /// them by chunks of one segment, resequenced at the receiving
+    /// application in a buffer of the receive window's size.
+    fn build_apps(&mut self, i: u32, f: &FlowSpec, config: RcpConfig, node_addr: &[Option<Addr>]) {
+        let seed = self.spec.seed;
+        let salt = Rng::stream(seed, &format!("flow:{i}:pattern")).next_u64();
+        let addr = |n: u32| node_addr[n as usize].expect("validated: node has a link");
+        let k = f.pipes.len() as u64;
+        let chunk = config.mss;
+        let total = match f.traffic {
+            Traffic::File(n) => Some(n),
+            _ => None,
+        };
+        let mut agents = Vec::new();
+        for (j, pipe) in f.pipes.iter().enumerate() {
+            let mut cfg = config;
+            cfg.conn_id = R2cpConfig::pipe_conn_id(i + 1, PathId(j as u16));
+            let mut clock = Rng::stream(seed, &format!("flow:{i}:{j}:clock"));
+            cfg.rtt.tick_offset =
+                Duration::from_nanos((clock.uniform() * cfg.rtt.tick.as_nanos() as f64) as u64);
+            let sender = self.agents.len() as u32;
+            let receiver = sender + 1;
+            self.agents.push(Agent {
+                node: pipe.server,
+                addr: addr(pipe.server),
+                peer_addr: addr(pipe.via),
+                peer_agent: receiver,
+                flow: i,
+                endpoint: Some(Box::new(RcpSender::new(cfg, PathId(0)))),
+                source: Some(Source::striped(salt, total, k, j as u64, chunk)),
+                sink: None,
+                timer_at: None,
+                paths: Vec::new(),
+                stripe: None,
+            });
+            self.agents.push(Agent {
+                node: pipe.via,
+                addr: addr(pipe.via),
+                peer_addr: addr(pipe.server),
+                peer_agent: sender,
+                flow: i,
+                endpoint: Some(Box::new(RcpReceiver::new(cfg, PathId(0)))),
+                source: None,
+                sink: None,
+                timer_at: None,
+                paths: Vec::new(),
+                stripe: Some(j as u16),
+            });
+            agents.push((sender, receiver));
+            // Connections after the first start at their pipe's opening.
+            if j > 0 {
+                self.net.events.push(
+                    Instant::ZERO + pipe.open,
+                    EventKind::Timer { agent: receiver },
+                );
+            }
+        }
+        self.flows.push(FlowState {
+            sender: agents[0].0,
+            receiver: agents[0].1,
+            source: None,
+            udp_bytes: 0,
+            udp_sent: 0,
+            completed_at: None,
+            more_agents: agents[1..].iter().flat_map(|&(s, r)| [s, r]).collect(),
+            last_delivery: None,
+            max_gap: (Duration::ZERO, Instant::ZERO),
+            handoffs: Vec::new(),
+            handoff_gap: None,
+            pre_handoff_gaps: Vec::new(),
+            reseq: Some(Resequencer::new(salt, k, chunk, config.rwnd_bytes())),
         });
     }
 
@@ -735,6 +825,31 @@ impl Simulator {
                 ep.close();
             }
         }
+        let mut unblocked = false;
+        if let (Some(j), Some(r)) = (a.stripe, self.flows[a.flow as usize].reseq.as_mut()) {
+            loop {
+                let room = r.room(j as usize).min(self.read_buf.len());
+                if room == 0 {
+                    break;
+                }
+                let n = ep.read(&mut self.read_buf[..room]);
+                if n == 0 {
+                    break;
+                }
+                if r.push(j as usize, &self.read_buf[..n]) > 0 {
+                    unblocked = true;
+                }
+            }
+            if let (Some(r), Traffic::File(total)) = (
+                &self.flows[a.flow as usize].reseq,
+                self.spec.flows[a.flow as usize].traffic,
+            ) {
+                if r.sink.delivered >= total {
+                    self.flows[a.flow as usize].completed_at.get_or_insert(now);
+                }
+            }
+        }
+        let mut progressed = unblocked;
         if let Some(sink) = a.sink.as_mut() {
             let before = sink.delivered;
             loop {
@@ -744,7 +859,10 @@ impl Simulator {
                 }
                 sink.consume(&self.read_buf[..n]);
             }
-            if sink.delivered > before {
+            progressed |= sink.delivered > before;
+        }
+        {
+            if progressed {
                 let f = &mut self.flows[a.flow as usize];
                 if let Some(last) = f.last_delivery {
                     let gap = now - last;
@@ -806,6 +924,17 @@ impl Simulator {
                 self.net
                     .events
                     .push(t.max(now), EventKind::Timer { agent: i as u32 });
+            }
+        }
+        if unblocked {
+            // The resequencing buffer drained: the flow's other connections
+            // may be read again (a service pass is a timer event now).
+            let flow = a.flow as usize;
+            let f = &self.flows[flow];
+            for &other in std::iter::once(&f.receiver).chain(&f.more_agents) {
+                if other as usize != i && self.agents[other as usize].stripe.is_some() {
+                    self.net.events.push(now, EventKind::Timer { agent: other });
+                }
             }
         }
     }
@@ -923,6 +1052,9 @@ impl Simulator {
 
     fn delivered(&self, flow: usize) -> u64 {
         let f = &self.flows[flow];
+        if let Some(r) = &f.reseq {
+            return r.sink.delivered;
+        }
         match &self.agents[f.receiver as usize].sink {
             Some(s) => s.delivered,
             None => f.udp_bytes,
@@ -938,7 +1070,7 @@ impl Simulator {
             let goodput = delivered as f64 * 8.0 / duration / 1e6;
             let (mut retransmits, mut timeouts, mut fast, mut sent) = (0, 0, 0, f.udp_sent);
             let (mut arrivals, mut arrivals_75, mut duplicate) = (0, 0, 0);
-            for &a in [f.sender, f.receiver].iter().chain(&f.more_senders) {
+            for &a in [f.sender, f.receiver].iter().chain(&f.more_agents) {
                 if let Some(ep) = &self.agents[a as usize].endpoint {
                     let st = ep.stats();
                     // An R²CP sender answers nothing but pulls; the
@@ -954,10 +1086,13 @@ impl Simulator {
                     duplicate += st.duplicate_bytes;
                 }
             }
-            let corrupt = self.agents[f.receiver as usize]
-                .sink
-                .as_ref()
-                .map_or(0, |s| s.corrupt);
+            let corrupt = match &f.reseq {
+                Some(r) => r.sink.corrupt,
+                None => self.agents[f.receiver as usize]
+                    .sink
+                    .as_ref()
+                    .map_or(0, |s| s.corrupt),
+            };
             if !matches!(fs.protocol, FlowProtocol::Udp) {
                 reliable.push(goodput);
             }

@@ -128,6 +128,11 @@ pub enum FlowProtocol {
     Rcp(RcpConfig),
     /// R²CP: RCP pipes coordinated at the receiver.
     R2cp(R2cpConfig),
+    /// Application striping: one independent RCP connection per pipe, the
+    /// stream striped over them chunk by chunk and resequenced by the
+    /// receiving application in a buffer of the receive window's size (the
+    /// paper's APPS, §4.4.3).
+    Apps(RcpConfig),
     /// Unreliable datagrams (for on/off cross traffic).
     Udp,
 }
@@ -142,6 +147,7 @@ impl FlowProtocol {
                 Scheduling::Ranked => "r2cp",
                 Scheduling::Fcfs => "r2cp-s",
             },
+            FlowProtocol::Apps(_) => "apps",
             FlowProtocol::Udp => "udp",
         }
     }

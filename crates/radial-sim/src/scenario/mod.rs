@@ -619,8 +619,10 @@ impl Resolver<'_> {
                             pipe: self.rcp_config(RcpVariant::Rcp, &table, &key)?,
                             scheduling,
                         })
+                    } else if proto == "apps" {
+                        FlowProtocol::Apps(self.rcp_config(RcpVariant::Rcp, &table, &key)?)
                     } else {
-                        return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: tcp-newreno, tcp-sack, tcp-eln, tcp-sat, rcp, rcp-eln, rcp-sat, r2cp, r2cp-s, udp)"));
+                        return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: tcp-newreno, tcp-sack, tcp-eln, tcp-sat, rcp, rcp-eln, rcp-sat, r2cp, r2cp-s, apps, udp)"));
                     };
                     (protocol, traffic)
                 };
@@ -629,8 +631,9 @@ impl Resolver<'_> {
                     .as_deref()
                     .map(sub)
                     .unwrap_or_else(|| format!("{idx}"));
-                let pipes = match (&protocol, &f.pipes) {
-                    (FlowProtocol::R2cp(_), Some(list)) => {
+                let multi = matches!(protocol, FlowProtocol::R2cp(_) | FlowProtocol::Apps(_));
+                let pipes = match (multi, &f.pipes) {
+                    (true, Some(list)) => {
                         let mut pipes = Vec::new();
                         for (j, p) in list.iter().enumerate() {
                             let key = format!("flow[{i}].pipes[{j}]");
@@ -657,6 +660,15 @@ impl Resolver<'_> {
                                 }
                             }
                             let open = p.open.map_or(start, |t| t.0);
+                            if matches!(protocol, FlowProtocol::Apps(_))
+                                && (p.close.is_some() || p.drop.is_some())
+                            {
+                                return self.err(
+                                    Some(p.via.span()),
+                                    format!("{key}.close"),
+                                    "`apps` connections stay open: no `close` or `drop`".into(),
+                                );
+                            }
                             for (t, k) in [(p.close, "close"), (p.drop, "drop")] {
                                 if t.is_some_and(|c| c.0 <= open) {
                                     return self.err(
@@ -694,21 +706,21 @@ impl Resolver<'_> {
                         pipes
                     }
                     // One pipe from `from` to `to` for the whole flow.
-                    (FlowProtocol::R2cp(_), None) => vec![PipeSpec {
+                    (true, None) => vec![PipeSpec {
                         server: from,
                         via: to,
                         open: start,
                         close: None,
                         drop: None,
                     }],
-                    (_, Some(_)) => {
+                    (false, Some(_)) => {
                         return self.err(
                             Some(f.protocol.span()),
                             format!("flow[{i}].pipes"),
-                            "`pipes` apply to `r2cp` and `r2cp-s` flows only".into(),
+                            "`pipes` apply to `r2cp`, `r2cp-s` and `apps` flows only".into(),
                         )
                     }
-                    (_, None) => Vec::new(),
+                    (false, None) => Vec::new(),
                 };
                 flows.push(FlowSpec {
                     name,
