@@ -11,8 +11,12 @@ fn radial(args: &[&str]) -> Output {
         .expect("radial runs")
 }
 
+/// A fresh directory for one test; tests run in parallel, so each call gets
+/// its own even when two tests pass the same name.
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("radial-cli-{}-{name}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!("radial-cli-{}-{n}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("temp dir");
     d
