@@ -14,6 +14,7 @@
 //!
 //! Every input may create output, so step 3 follows every step 1 or 2.
 
+use crate::cc::Algorithm;
 use crate::time::Instant;
 use crate::units::BitRate;
 
@@ -53,6 +54,11 @@ pub enum HostEvent {
     PathUp {
         /// The new path.
         path: PathId,
+        /// The congestion controller for this interface (R²CP §4.3.3: "an
+        /// external decision ... provided to R²CP through a system
+        /// configuration or a socket option"); `None` for the connection's
+        /// default.
+        controller: Option<Algorithm>,
     },
     /// The policy retires a path that still works (the end of a
     /// make-before-break overlap, or a migration away from a server): a

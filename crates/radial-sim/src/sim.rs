@@ -551,10 +551,15 @@ impl Simulator {
     fn path_event(&mut self, agent: u32, path: u16, change: PathChange) {
         let now = self.net.now;
         let a = agent as usize;
+        let flow = self.agents[a].flow as usize;
+        let controller = self.spec.flows[flow]
+            .pipes
+            .get(path as usize)
+            .and_then(|p| p.controller);
         if let Some(ep) = self.agents[a].endpoint.as_mut() {
             let path = PathId(path);
             let ev = match change {
-                PathChange::Up => HostEvent::PathUp { path },
+                PathChange::Up => HostEvent::PathUp { path, controller },
                 PathChange::Close => HostEvent::PathClose { path },
                 PathChange::Drop => HostEvent::PathDown { path },
             };

@@ -3,6 +3,7 @@
 //! simulator consumes it.
 
 use crate::channel::GilbertElliottParams;
+use radial_core::cc::Algorithm;
 use radial_core::r2cp::{R2cpConfig, Scheduling};
 use radial_core::rcp::RcpConfig;
 use radial_core::tcp::TcpConfig;
@@ -117,6 +118,8 @@ pub struct PipeSpec {
     pub close: Option<Duration>,
     /// When its interface is lost outright, if it is.
     pub drop: Option<Duration>,
+    /// The pipe's congestion controller, if not the flow's.
+    pub controller: Option<Algorithm>,
 }
 
 /// The transport of a flow.

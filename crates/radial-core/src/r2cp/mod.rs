@@ -311,8 +311,12 @@ impl Endpoint for R2cpReceiver {
 
     fn handle_event(&mut self, now: Instant, event: HostEvent) {
         match event {
-            HostEvent::PathUp { path } if self.index(path).is_none() => {
+            HostEvent::PathUp { path, controller } if self.index(path).is_none() => {
                 let mut cfg = self.config.pipe;
+                // §4.3.3: congestion control is per pipe, chosen per interface.
+                if let Some(a) = controller {
+                    cfg.cc.algorithm = a;
+                }
                 cfg.conn_id = R2cpConfig::pipe_conn_id(cfg.conn_id, path);
                 let mut p = Pipe::new(cfg, path);
                 p.open(now);

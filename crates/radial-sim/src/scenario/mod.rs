@@ -688,12 +688,33 @@ impl Resolver<'_> {
                                     "two pipes of a flow share an interface and a server".into(),
                                 );
                             }
+                            let controller = match &p.controller {
+                                None => None,
+                                Some(c) => match RcpVariant::from_name(c.get_ref()) {
+                                    Some(v) if !v.knows_wireless_losses()
+                                        && matches!(protocol, FlowProtocol::R2cp(_)) =>
+                                    {
+                                        Some(v.algorithm())
+                                    }
+                                    _ => {
+                                        return self.err(
+                                            Some(c.span()),
+                                            format!("{key}.controller"),
+                                            format!(
+                                                "unknown pipe controller `{}` (rcp, rcp-sat; R²CP flows only)",
+                                                c.get_ref()
+                                            ),
+                                        )
+                                    }
+                                },
+                            };
                             pipes.push(PipeSpec {
                                 server,
                                 via,
                                 open,
                                 close: p.close.map(|t| t.0),
                                 drop: p.drop.map(|t| t.0),
+                                controller,
                             });
                         }
                         if pipes.is_empty() {
@@ -712,6 +733,7 @@ impl Resolver<'_> {
                         open: start,
                         close: None,
                         drop: None,
+                        controller: None,
                     }],
                     (false, Some(_)) => {
                         return self.err(

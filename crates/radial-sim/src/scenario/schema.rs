@@ -186,6 +186,8 @@ pub struct PipeTable {
     pub close: Option<Time>,
     #[serde(default)]
     pub drop: Option<Time>,
+    #[serde(default)]
+    pub controller: Option<Spanned<String>>,
 }
 
 /// `start = "1s"` or `start = { uniform = ["0s", "1s"] }`.

@@ -493,3 +493,10 @@ fn an_r2cp_flow_without_pipes_has_one_from_from_to_to() {
     assert_eq!(f.pipes.len(), 1);
     assert_eq!((f.pipes[0].server, f.pipes[0].via), (f.from, f.to));
 }
+
+#[test]
+fn an_unknown_pipe_controller() {
+    let text = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
+        + "pipes = [{ via = \"B\", controller = \"rcp-eln\" }]\n";
+    expect_error(&text, "flow[0].pipes[0].controller", "pipes = [");
+}
