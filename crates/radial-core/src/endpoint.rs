@@ -68,6 +68,16 @@ pub enum HostEvent {
         /// The path to retire.
         path: PathId,
     },
+    /// Hand the connection over from one path to another (make-before-break,
+    /// R²CP §4.4.1): `from` is retired, as by [`HostEvent::PathClose`], once
+    /// the pipe on `to` has left slow start or its window alone is as large
+    /// as `from`'s.
+    PathHandoff {
+        /// The path to retire.
+        from: PathId,
+        /// The path taking over.
+        to: PathId,
+    },
     /// A path is gone (its interface went down): a multi-path receiver
     /// deletes its pipe at once and re-assigns what it had outstanding
     /// (R²CP §4.3.5).

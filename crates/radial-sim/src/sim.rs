@@ -564,6 +564,19 @@ impl Simulator {
                 PathChange::Drop => HostEvent::PathDown { path },
             };
             ep.handle_event(now, ev);
+            // A new pipe whose predecessor hands over to it once it is ready.
+            if change == PathChange::Up && path.0 > 0 {
+                let before = &self.spec.flows[flow].pipes[path.0 as usize - 1];
+                if before.handoff_to_next {
+                    ep.handle_event(
+                        now,
+                        HostEvent::PathHandoff {
+                            from: PathId(path.0 - 1),
+                            to: path,
+                        },
+                    );
+                }
+            }
         }
         self.service(a);
     }

@@ -120,6 +120,10 @@ pub struct PipeSpec {
     pub drop: Option<Duration>,
     /// The pipe's congestion controller, if not the flow's.
     pub controller: Option<Algorithm>,
+    /// Retire this pipe once the next one in the list can take over (it
+    /// left slow start or its window reached this one's): make-before-break
+    /// without a fixed overlap.
+    pub handoff_to_next: bool,
 }
 
 /// The transport of a flow.

@@ -380,3 +380,44 @@ fn each_pipe_runs_the_controller_of_its_interface() {
         "pipe 2 delivered {hybla} bytes with rcp-sat against {reno} with rcp"
     );
 }
+
+#[test]
+fn handing_over_when_the_new_pipe_is_ready() {
+    // The same overlap, but pipe 1 is retired once pipe 2's window no longer
+    // limits it (R²CP §4.4.1's "close the old pipe once the new one leaves
+    // slow start"). Here the 32-segment buffer, held by pipe 1, is what keeps
+    // pipe 2 small, so pipe 2 is ready as soon as it is frozen for buffer
+    // with room in its window: pipe 1 goes well before the fixed 30 s, and
+    // the disruption is no worse.
+    let c = handoff_case();
+    let text = scenario(&c).replace(", close = \"30000ms\"", ", retire = \"when-next-ready\"");
+    assert!(text.contains("when-next-ready"));
+    let out = run(&text, 1);
+    let f = flow(&out);
+    assert_eq!(f.corrupt_bytes, 0);
+    assert_eq!(f.bytes_delivered, c.size);
+    assert_eq!(f.duplicate_bytes, 0);
+    let ready = f.handoff_disruption_s.expect("handoff watched");
+    let (fixed, _, _) = disruption(&c);
+    assert!(
+        ready <= fixed,
+        "when ready {ready:.4} s, fixed overlap {fixed:.4} s"
+    );
+    // When pipe 1 delivered its last byte.
+    let total = |path: u16| {
+        out.pipe_series
+            .iter()
+            .filter(|p| p.path == path)
+            .map(|p| p.delivered)
+            .max()
+            .unwrap_or(0)
+    };
+    let done1 = out
+        .pipe_series
+        .iter()
+        .find(|p| p.path == 0 && p.delivered == total(0))
+        .map(|p| p.t)
+        .expect("pipe 1 sampled");
+    assert!((28.0..29.0).contains(&done1), "pipe 1 done at {done1} s");
+    assert_eq!(total(0) + total(1), c.size);
+}

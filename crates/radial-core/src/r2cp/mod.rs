@@ -71,6 +71,8 @@ pub struct R2cpReceiver {
     farewell: VecDeque<(PathId, RcpHeader)>,
     timeouts_closed: u64,
     recoveries_closed: u64,
+    /// Pending handoffs: (retire this path, once this one is ready).
+    handoffs: Vec<(PathId, PathId)>,
     events: VecDeque<AppEvent>,
     stats: EndpointStats,
 }
@@ -92,6 +94,7 @@ impl R2cpReceiver {
             farewell: VecDeque::new(),
             timeouts_closed: 0,
             recoveries_closed: 0,
+            handoffs: Vec::new(),
             events: VecDeque::new(),
             stats: EndpointStats::default(),
             config,
@@ -272,6 +275,34 @@ impl R2cpReceiver {
         self.resume();
     }
 
+    /// Carries out the handoffs whose new pipe is ready: the old pipe is
+    /// retired (§4.4.1, "close the old pipe once the new one leaves slow
+    /// start").
+    fn check_handoffs(&mut self) {
+        let pipes = &self.pipes;
+        let ready: Vec<PathId> = self
+            .handoffs
+            .iter()
+            .filter(|(from, to)| {
+                let old = pipes.iter().find(|p| p.path == *from);
+                let new = pipes.iter().find(|p| p.path == *to);
+                match (old, new) {
+                    (Some(o), Some(n)) => n.ready_to_take_over(o.cwnd()),
+                    // The old pipe is gone already.
+                    (None, _) => true,
+                    (Some(_), None) => false,
+                }
+            })
+            .map(|(from, _)| *from)
+            .collect();
+        self.handoffs.retain(|(from, _)| !ready.contains(from));
+        for from in ready {
+            if let Some(i) = self.index(from) {
+                self.pipes[i].draining = true;
+            }
+        }
+    }
+
     /// Closes the retiring pipes that have nothing outstanding.
     fn retire_drained(&mut self) {
         while let Some(i) = self.pipes.iter().position(Pipe::drained) {
@@ -305,6 +336,7 @@ impl Endpoint for R2cpReceiver {
         } else if !syn && self.pipes[i].state == PipeState::Established && !ack {
             self.on_data(now, i, &h, payload);
         }
+        self.check_handoffs();
         self.retire_drained();
         self.pump(now);
     }
@@ -321,6 +353,11 @@ impl Endpoint for R2cpReceiver {
                 let mut p = Pipe::new(cfg, path);
                 p.open(now);
                 self.pipes.push(p);
+            }
+            HostEvent::PathHandoff { from, to } => {
+                self.handoffs.push((from, to));
+                self.check_handoffs();
+                self.retire_drained();
             }
             HostEvent::PathClose { path } => {
                 if let Some(i) = self.index(path) {
@@ -372,6 +409,7 @@ impl Endpoint for R2cpReceiver {
                 self.report(i, r);
             }
         }
+        self.check_handoffs();
         self.retire_drained();
         self.pump(now);
     }

@@ -131,6 +131,18 @@ impl Pipe {
         self.config.conn_id
     }
 
+    /// True once the pipe is established and its window no longer limits
+    /// it: it left slow start, or its window reached `cwnd` (the window of
+    /// the pipe it would take over from), or it is frozen by the receive
+    /// buffer with room left in its window.
+    pub fn ready_to_take_over(&self, cwnd: u64) -> bool {
+        let w = self.cc.window();
+        self.state == PipeState::Established
+            && (w.cwnd >= w.ssthresh
+                || w.cwnd >= cwnd
+                || (self.frozen && self.in_flight + self.config.mss <= w.cwnd))
+    }
+
     /// The congestion window in bytes.
     pub fn cwnd(&self) -> u64 {
         self.cc.window().cwnd

@@ -708,6 +708,23 @@ impl Resolver<'_> {
                                     }
                                 },
                             };
+                            let handoff_to_next = match &p.retire {
+                                None => false,
+                                Some(r)
+                                    if r.get_ref() == "when-next-ready"
+                                        && j + 1 < list.len()
+                                        && matches!(protocol, FlowProtocol::R2cp(_)) =>
+                                {
+                                    true
+                                }
+                                Some(r) => {
+                                    return self.err(
+                                        Some(r.span()),
+                                        format!("{key}.retire"),
+                                        "`retire` takes \"when-next-ready\", on an R²CP pipe followed by another".into(),
+                                    )
+                                }
+                            };
                             pipes.push(PipeSpec {
                                 server,
                                 via,
@@ -715,6 +732,7 @@ impl Resolver<'_> {
                                 close: p.close.map(|t| t.0),
                                 drop: p.drop.map(|t| t.0),
                                 controller,
+                                handoff_to_next,
                             });
                         }
                         if pipes.is_empty() {
@@ -734,6 +752,7 @@ impl Resolver<'_> {
                         close: None,
                         drop: None,
                         controller: None,
+                        handoff_to_next: false,
                     }],
                     (false, Some(_)) => {
                         return self.err(

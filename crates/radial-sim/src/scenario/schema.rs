@@ -188,6 +188,8 @@ pub struct PipeTable {
     pub drop: Option<Time>,
     #[serde(default)]
     pub controller: Option<Spanned<String>>,
+    #[serde(default)]
+    pub retire: Option<Spanned<String>>,
 }
 
 /// `start = "1s"` or `start = { uniform = ["0s", "1s"] }`.
