@@ -575,6 +575,26 @@ fn fig9_extra(results: &[RunResult], x_param: &str) -> String {
     md
 }
 
+/// What a target has unless it says otherwise: linear x, no scaling, no
+/// acceptance checks, mean goodput of the reliable flows, no extra tables.
+const BASE: Target = Target {
+    name: "",
+    group: "",
+    title: "",
+    scenario: "",
+    path: "",
+    claim: "",
+    x_param: "",
+    x_label: "",
+    x_scale: 1.0,
+    log_x: false,
+    checks: |_| Vec::new(),
+    notes: "",
+    kind: Kind::Curves,
+    measured: Measured::AllReliable,
+    extra: |_| String::new(),
+};
+
 /// Every target, in the order `repro all` runs them.
 pub const TARGETS: &[Target] = &[
     Target {
@@ -586,13 +606,9 @@ pub const TARGETS: &[Target] = &[
         claim: "§3.4.4: \"the longer the mobile host stays in the sleep mode, the more energy savings it can achieve using RCP\"; \"for various conditions of the channel state, the throughput achieved using RCP is in fact no less than that when using TCP\".",
         x_param: "bad_mean_s",
         x_label: "mean duration of the bad channel state (s)",
-        x_scale: 1.0,
-        log_x: false,
-        checks: |_| Vec::new(),
         notes: "The RCP host sleeps as soon as the channel turns bad, wakes at the first 100 ms beacon that finds it good (2 ms beacons charged at receive power), freezes its timers while asleep and, on waking, requests again what was outstanding without a window cut; the TCP host stays awake. Idle power is taken equal to receive power (1.4 W), as the paper gives no idle figure. Point-to-point links are full duplex, so transmit and receive airtime may overlap and are both charged. The wired part is SCENARIOS.md's S1 path.",
         kind: Kind::Energy,
-        measured: Measured::AllReliable,
-        extra: |_| String::new(),
+        ..BASE
     },
     Target {
         name: "rcp-fig4ab",
@@ -603,13 +619,9 @@ pub const TARGETS: &[Target] = &[
         claim: "§3.4.1: \"the impact of introducing RCP flows on existing TCP flows in terms of the throughput re-distribution is minimal, as evident from the 'flat' curve\"; \"TCP flows do not suffer from unfairness in the presence of RCP flows. (Otherwise, CoV would have increased with increasing number of RCP flows.)\"",
         x_param: "n_rcp",
         x_label: "RCP flows among the 20",
-        x_scale: 1.0,
-        log_x: false,
-        checks: |_| Vec::new(),
         notes: "Throughput at time t is each flow's in-order bytes by t over the time since its start (the paper does not say whether its instants are cumulative). Means and CoVs are over the 20 flows of a run, then averaged over the seeds. Why the CoV rises at t = 10 s with RCP: the flow that starts first ramps up alone and overshoots in slow start once the others join. Under `tcp-sack` (ns-2 Sack1) that flow usually loses a retransmission and times out, which cancels its head start; under RCP it recovers its holes without a timeout (§3.3.5) and keeps it. In seeds 1–6 with 20 flows of one kind, the first-starting TCP flow timed out in five runs (0–6 timeouts) and was the best-served flow at 10 s in three; the first-starting RCP flow never timed out and was the best-served flow at 10 s in all six, with 1.3–2.1 MB against a median of 0.5–0.6 MB (`radial run scenarios/papers/rcp-fig4ab.toml --seed S --set n_rcp=20 --set n_tcp=0`, and `n_rcp=0 n_tcp=20`). The head start fades as AIMD converges, hence the agreement from 50 s on.",
         kind: Kind::Friendliness,
-        measured: Measured::AllReliable,
-        extra: |_| String::new(),
+        ..BASE
     },
     Target {
         name: "rcp-fig5a",
@@ -623,10 +635,8 @@ pub const TARGETS: &[Target] = &[
         x_scale: 100.0,
         log_x: true,
         checks: fig5a_checks,
-        kind: Kind::Curves,
-        measured: Measured::AllReliable,
-        extra: |_| String::new(),
         notes: "The wired path is SCENARIOS.md's S1 (the paper's Figure 3 parameters are not in our copy). Our `tcp-sack` is ns-2's Sack1 as validated in docs/validation.md; the paper's TCP-SACK had two extra refinements (a better pipe estimate and no timeout for a lost retransmission), so our TCP baseline is the weaker one. Our `tcp-eln` is NewReno with the ELN bit on duplicate ACKs; `rcp-eln` re-requests a hole the moment the host reports it lost (the paper leaves the timing open). The paper says TCP-ELN's gain \"decreases rapidly\" beyond 2 % loss; compare the tcp-eln column: in our runs it declines more slowly (see the tcp-eln column against tcp-sack); we have not established which difference from the paper's ELN implementation causes this.",
+        ..BASE
     },
     Target {
         name: "rcp-fig5b",
@@ -637,13 +647,11 @@ pub const TARGETS: &[Target] = &[
         claim: "§3.4.3: \"the NewReno style of congestion control used in TCP (and RCP) does not perform well in the satellite environment, while STP and RCP-STP achieve a much better performance\"; \"the performance difference between STP and RCP-STP reinforces the benefits of receiver-centric protocols over sender-centric ones.\"",
         x_param: "delay_ms",
         x_label: "one-way propagation delay of the 1.5 Mbit/s link (ms)",
-        x_scale: 1.0,
-        log_x: false,
         checks: fig5b_checks,
-        kind: Kind::Curves,
         measured: Measured::Flow("measured"),
         extra: fig5b_costs,
         notes: FIG5B_NOTES,
+        ..BASE
     },
     Target {
         name: "r2cp-fig8a",
@@ -654,13 +662,10 @@ pub const TARGETS: &[Target] = &[
         claim: "§4.4.1: \"during t = 58s and t = 60s two pipes co-exist in the connection to collaboratively deliver data for the application. Even if there is some setup or ramp-up (e.g. due to slow start) delay for the RCP-2 pipe, the existence of the RCP-1 pipe allows the aggregate connection to continue progressing without being disrupted.\"",
         x_param: "variant",
         x_label: "time (s)",
-        x_scale: 1.0,
-        log_x: false,
-        checks: |_| Vec::new(),
         kind: Kind::Sequence,
         measured: Measured::Flow("download"),
-        extra: |_| String::new(),
         notes: "Handoff disruption is the longest gap between two in-order deliveries to the application that overlaps the 5 s after a pipe change; the median gap is taken over the 5 s before the first change. A new pipe needs three round trips before its first data: its handshake, a PROBE that tells the sender SEG.DEQ (the receiver cannot name the in-order point in the sender's sequence space before the SYN+ACK), and its first requests; so the hard-handoff bound of one RTT plus the handshake is not met. Why the make-before-break disruption is large here: both pipes come from Server-I, whose 2 Mbit/s access is the bottleneck of both paths, and the old pipe already keeps that 50-packet queue full. The new pipe's slow start overflows it; the lost segments block in-order delivery until they are re-requested through the full queue (no timeout: about two round trips of some 280 ms with queueing). This is the same gap as any loss episode of one pipe alone on this path: the longest gap of the whole run, 0.57 s, is at start-up, before any handoff (`radial run scenarios/papers/r2cp-fig8a.toml`, `max_delivery_gap_at_s`). Where the two pipes do not share a queue and no loss occurs (crates/radial-sim/tests/r2cp.rs), the overlap keeps delivery going within one new-path round trip (46 ms), and the new pipe's slow start after the old one is retired is what remains.",
+        ..BASE
     },
     Target {
         name: "r2cp-fig8b",
@@ -671,13 +676,10 @@ pub const TARGETS: &[Target] = &[
         claim: "§4.4.2: \"After the new RCP pipe is established, the mobile host requests data that has not been delivered by Server-I, instead of requesting from the first byte of the data. The difference between the slopes of RCP-2 and RCP-3 indicates that RCP-3 provides a larger bandwidth than RCP-2\"; \"server migration using R²CP does not cause redundant transmissions\".",
         x_param: "variant",
         x_label: "time (s)",
-        x_scale: 1.0,
-        log_x: false,
-        checks: |_| Vec::new(),
         kind: Kind::Sequence,
         measured: Measured::Flow("download"),
-        extra: |_| String::new(),
         notes: "The replica is an unchanged RCP sender: the new pipe's first request (a PROBE with SEG.DEQ) makes it skip what the host holds (`SendBuffer::ack_to` past its end, and the file-serving application seeks there), and the engine asks it only for segments neither held nor outstanding on the old pipe, which is retired gracefully (no new requests, closed when its outstanding data has arrived).",
+        ..BASE
     },
     Target {
         name: "r2cp-fig8c",
@@ -688,13 +690,10 @@ pub const TARGETS: &[Target] = &[
         claim: "§4.4.3: \"the mobile host keeps both pipes open during the period it is within the coverage of both WLANs. As shown in Figure 8(c), R²CP can achieve the aggregate bandwidth of the two pipes.\"",
         x_param: "variant",
         x_label: "time (s)",
-        x_scale: 1.0,
-        log_x: false,
-        checks: |_| Vec::new(),
         kind: Kind::Sequence,
         measured: Measured::Flow("download"),
-        extra: |_| String::new(),
         notes: "Pipe 1 is limited by Server-I's 2 Mbit/s access, pipe 2 by WLAN B's 5 Mbit/s; with 1000-byte payloads in 1040-byte packets the most the two can carry is 1.92 and 4.81 Mbit/s.",
+        ..BASE
     },
     Target {
         name: "r2cp-fig9a",
@@ -705,13 +704,11 @@ pub const TARGETS: &[Target] = &[
         claim: "§4.4.3: \"both R²CP and R²CP-s achieve the ideal performance irrespective of the bandwidth mismatches. The application striping approach fails to achieve the desired performance.\"",
         x_param: "bw2",
         x_label: "bottleneck bandwidth of pipe 2 (Mbit/s); pipe 1 at 4 Mbit/s",
-        x_scale: 1.0,
-        log_x: false,
         checks: fig9a_checks,
-        kind: Kind::Curves,
         measured: Measured::SumReliable,
         extra: |r| fig9_extra(r, "bw2"),
         notes: FIG9_NOTES,
+        ..BASE
     },
     Target {
         name: "r2cp-fig9b",
@@ -723,12 +720,11 @@ pub const TARGETS: &[Target] = &[
         x_param: "half_rtt2_ms",
         x_label: "round-trip propagation time of pipe 2 (ms); pipe 1 at 30 ms",
         x_scale: 2.0,
-        log_x: false,
         checks: fig9b_checks,
-        kind: Kind::Curves,
         measured: Measured::SumReliable,
         extra: |r| fig9_extra(r, "half_rtt2_ms"),
         notes: FIG9_NOTES,
+        ..BASE
     },
     Target {
         name: "r2cp-fig9b-buffer",
@@ -739,13 +735,10 @@ pub const TARGETS: &[Target] = &[
         claim: "§4.4.3: R²CP-s's fall is \"due to the scheduling used that does not take into consideration the round-trip times of different pipes ... Due to the limited space in the R²CP receive buffer, head-of-line blocking eventually triggers the flow control of R²CP and causes the progression of the aggregate connection to stall.\"",
         x_param: "window",
         x_label: "receive buffer (1000-byte segments); pipe 2's round trip 210 ms, pipe 1's 30 ms",
-        x_scale: 1.0,
-        log_x: false,
-        checks: |_| Vec::new(),
-        kind: Kind::Curves,
         measured: Measured::SumReliable,
         extra: |r| fig9_extra(r, "window"),
         notes: "The paper's buffer size is not in our copy; this sweep shows where the buffer starts to limit each scheme at the hardest point of Figure 9(b). Each Ideal connection has a buffer of the same size of its own.",
+        ..BASE
     },
     Target {
         name: "rcp-fig4c",
@@ -756,13 +749,9 @@ pub const TARGETS: &[Target] = &[
         claim: "§3.4.1: \"with 100 on/off traffic sources, each of the TCP (or RCP) flows experiences a packet drop rate of approximately 40% in the bottleneck link\"; \"despite the heavy losses in the reverse path, the performance of RCP closely tracks that of TCP.\"",
         x_param: "onoff",
         x_label: "Pareto on/off flows on the reverse path",
-        x_scale: 1.0,
-        log_x: false,
         checks: fig4c_checks,
-        kind: Kind::Curves,
-        measured: Measured::AllReliable,
-        extra: |_| String::new(),
         notes: "Dumbbell of SCENARIOS.md (S2); the on/off sources sit behind R2 and send to a sink behind R1, so they share the bottleneck's reverse direction with the ACKs (TCP) or REQs (RCP). Pareto shape 1.5. The y value is the mean goodput of the 20 forward flows. Calibration against the paper's 40 %: `radial run scenarios/papers/rcp-fig4c.toml --set protocol=rcp --set onoff=100` (seed 1) drops 39.8 % of the packets offered to the bottleneck's reverse direction (R2->R1 `drops_queue` over offered), REQs and on/off datagrams together.",
+        ..BASE
     },
 ];
 
