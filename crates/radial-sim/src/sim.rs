@@ -293,10 +293,8 @@ impl Simulator {
                     FlowProtocol::Tcp(config) => {
                         let mut config = *config;
                         config.conn_id = i + 1;
-                        let mut clock = Rng::stream(seed, &format!("flow:{i}:clock"));
-                        config.rtt.tick_offset = Duration::from_nanos(
-                            (clock.uniform() * config.rtt.tick.as_nanos() as f64) as u64,
-                        );
+                        config.rtt.tick_offset =
+                            tick_offset(seed, &format!("flow:{i}:clock"), config.rtt.tick);
                         (
                             Some(Box::new(TcpSender::new(config, PathId(0)))),
                             Some(Box::new(TcpReceiver::new(config, PathId(0)))),
@@ -307,10 +305,8 @@ impl Simulator {
                     FlowProtocol::Rcp(config) => {
                         let mut config = *config;
                         config.conn_id = i + 1;
-                        let mut clock = Rng::stream(seed, &format!("flow:{i}:clock"));
-                        config.rtt.tick_offset = Duration::from_nanos(
-                            (clock.uniform() * config.rtt.tick.as_nanos() as f64) as u64,
-                        );
+                        config.rtt.tick_offset =
+                            tick_offset(seed, &format!("flow:{i}:clock"), config.rtt.tick);
                         (
                             Some(Box::new(RcpSender::new(config, PathId(0)))),
                             Some(Box::new(RcpReceiver::new(config, PathId(0)))),
@@ -385,9 +381,8 @@ impl Simulator {
         let receiver = self.agents.len() as u32;
         let mut config = config;
         config.pipe.conn_id = i + 1;
-        let mut clock = Rng::stream(seed, &format!("flow:{i}:clock"));
         config.pipe.rtt.tick_offset =
-            Duration::from_nanos((clock.uniform() * config.pipe.rtt.tick.as_nanos() as f64) as u64);
+            tick_offset(seed, &format!("flow:{i}:clock"), config.pipe.rtt.tick);
         let addr = |n: u32| node_addr[n as usize].expect("validated: node has a link");
         let paths: Vec<PathBinding> = f
             .pipes
@@ -490,9 +485,7 @@ impl Simulator {
         for (j, pipe) in f.pipes.iter().enumerate() {
             let mut cfg = config;
             cfg.conn_id = R2cpConfig::pipe_conn_id(i + 1, PathId(j as u16));
-            let mut clock = Rng::stream(seed, &format!("flow:{i}:{j}:clock"));
-            cfg.rtt.tick_offset =
-                Duration::from_nanos((clock.uniform() * cfg.rtt.tick.as_nanos() as f64) as u64);
+            cfg.rtt.tick_offset = tick_offset(seed, &format!("flow:{i}:{j}:clock"), cfg.rtt.tick);
             let sender = self.agents.len() as u32;
             let receiver = sender + 1;
             self.agents.push(Agent {
@@ -1220,6 +1213,13 @@ impl Simulator {
 fn beacons_in(from: Instant, to: Instant) -> u64 {
     let i = BEACON_INTERVAL.as_nanos();
     (to.as_nanos() / i).saturating_sub(from.as_nanos() / i)
+}
+
+/// Where within its timer tick an endpoint's clock starts, drawn per
+/// endpoint from stream `label` (ns-2's agents do not tick in phase).
+fn tick_offset(seed: u64, label: &str, tick: Duration) -> Duration {
+    let mut clock = Rng::stream(seed, label);
+    Duration::from_nanos((clock.uniform() * tick.as_nanos() as f64) as u64)
 }
 
 /// The application at the sending end of a transport flow.

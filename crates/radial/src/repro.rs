@@ -764,8 +764,7 @@ fn section(
     extra: &str,
 ) -> String {
     let mut md = String::new();
-    let _ = writeln!(md, "## {}\n", target.title);
-    let _ = writeln!(md, "**Paper.** {}\n", target.claim);
+    heading(&mut md, target);
     let _ = writeln!(
         md,
         "**Ours.** {} in Mbit/s ± 95 % confidence half-width over {} seeds, {duration_s} s each (`{}`).\n",
@@ -782,6 +781,12 @@ fn section(
     md.push_str(extra);
     checks_and_notes(&mut md, target, checks);
     md
+}
+
+/// A section's title and the paper's claim.
+fn heading(md: &mut String, target: &Target) {
+    let _ = writeln!(md, "## {}\n", target.title);
+    let _ = writeln!(md, "**Paper.** {}\n", target.claim);
 }
 
 /// A table of `table`'s means ± 95 % half-widths, one row per x value.
@@ -841,8 +846,7 @@ fn friendliness_section(
     checks: &[Check],
 ) -> String {
     let mut md = String::new();
-    let _ = writeln!(md, "## {}\n", target.title);
-    let _ = writeln!(md, "**Paper.** {}\n", target.claim);
+    heading(&mut md, target);
     let _ = writeln!(
         md,
         "**Ours.** Mean and CoV of the per-flow throughput (Mbit/s) at several times, averaged over {} seeds (`{}`); the last two columns split the flows by protocol at t = 300 s.\n",
@@ -976,8 +980,7 @@ fn run_energy(
         )?;
     }
     let mut md = String::new();
-    let _ = writeln!(md, "## {}\n", target.title);
-    let _ = writeln!(md, "**Paper.** {}\n", target.claim);
+    heading(&mut md, target);
     let _ = writeln!(
         md,
         "**Ours.** Energy per delivered megabyte at the mobile host (J) and goodput (Mbit/s), mean ± 95 % confidence half-width over {} seeds, 300 s each (`{}`).\n",
@@ -1076,8 +1079,7 @@ fn run_sequence(
         .collect();
     let mut series = Vec::new();
     let mut md = String::new();
-    let _ = writeln!(md, "## {}\n", target.title);
-    let _ = writeln!(md, "**Paper.** {}\n", target.claim);
+    heading(&mut md, target);
     let _ = writeln!(
         md,
         "**Ours.** Seed {seed} of `{}`: bytes delivered in order to the application, and by each pipe, against time.\n",
