@@ -421,3 +421,95 @@ fn handing_over_when_the_new_pipe_is_ready() {
     assert!((28.0..29.0).contains(&done1), "pipe 1 done at {done1} s");
     assert_eq!(total(0) + total(1), c.size);
 }
+
+/// Both pipes open throughout and pipe 1's link blacks out for 5 s at 20 s.
+fn blackout_case() -> Case {
+    Case {
+        close1: None,
+        open2: 0,
+        blackout: Some((20_000, 5_000)),
+        window: 64,
+        ..handoff_case()
+    }
+}
+
+#[test]
+fn a_blacked_out_pipe_does_not_hold_the_head_of_line() {
+    // Redundant striping (pTCP §4.1 (3)): after its timeout the blacked-out
+    // pipe probes with the head-of-line segment without taking it from the
+    // other pipe, which fetches it too. Without it the probe holds the head
+    // of line through every backed-off timeout until the link returns.
+    let c = blackout_case();
+    let with = run(&scenario(&c), 1);
+    let without = run(
+        &scenario(&c).replace(
+            "protocol = \"r2cp\"",
+            "protocol = \"r2cp\"\npolicy = { redundant_striping = false }",
+        ),
+        1,
+    );
+    for out in [&with, &without] {
+        let f = flow(out);
+        assert_eq!(f.corrupt_bytes, 0);
+        assert_eq!(f.bytes_delivered, c.size);
+        assert!(f.timeouts > 0, "the blackout times pipe 1 out: {f:?}");
+    }
+    let (w, wo) = (flow(&with), flow(&without));
+    assert!(
+        (19.0..26.0).contains(&wo.max_delivery_gap_at_s) && wo.max_delivery_gap_s > 2.0,
+        "without: gap {:.3} s at {:.3} s",
+        wo.max_delivery_gap_s,
+        wo.max_delivery_gap_at_s
+    );
+    assert!(
+        w.max_delivery_gap_s < 1.5,
+        "with: gap {:.3} s at {:.3} s",
+        w.max_delivery_gap_s,
+        w.max_delivery_gap_at_s
+    );
+    assert!(
+        w.completion_time_s < wo.completion_time_s,
+        "with: {w:?}\nwithout: {wo:?}"
+    );
+}
+
+#[test]
+fn a_target_rate_is_met_from_the_preferred_pipe_first() {
+    // pTCP §6.2.2, Figure 10: a 3 Mbit/s target with pipe 1 (a 2 Mbit/s
+    // path, 1.92 Mbit/s of payload) preferred; pipe 0 (4 Mbit/s) makes up
+    // the rest instead of adding all it could.
+    let mut c = handoff_case();
+    c.rate1 = 4000;
+    c.close1 = None;
+    c.open2 = 0;
+    c.size = 100_000_000;
+    c.window = 256;
+    let text = scenario(&c)
+        .replace("duration = \"600s\"", "duration = \"60s\"")
+        .replace(
+            "protocol = \"r2cp\"",
+            "protocol = \"r2cp\"\npolicy = { target = \"3Mbit/s\", prefer = 1 }",
+        );
+    let out = run(&text, 1);
+    let f = flow(&out);
+    assert_eq!(f.corrupt_bytes, 0);
+    assert!(
+        (2.85..3.1).contains(&f.goodput_mbps),
+        "goodput {:.3}",
+        f.goodput_mbps
+    );
+    let last = |p: u16| {
+        out.pipe_series
+            .iter()
+            .rev()
+            .find(|s| s.path == p)
+            .map(|s| s.delivered as f64 * 8.0 / 60e6)
+            .unwrap()
+    };
+    assert!(last(1) > 0.9 * 1.92, "preferred pipe {:.3} Mbit/s", last(1));
+    assert!(
+        (0.9..1.3).contains(&last(0)),
+        "the other pipe fills the gap: {:.3} Mbit/s",
+        last(0)
+    );
+}

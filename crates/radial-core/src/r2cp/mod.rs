@@ -15,9 +15,11 @@
 //! aggregation are the same mechanism, §4.4.2–4.4.3).
 
 mod pipe;
+mod policy;
 mod scheduler;
 
 pub use pipe::{Pipe, PipeReport, PipeState};
+pub use policy::{TargetRate, Tokens};
 pub use scheduler::{Binding, Limits, Pick, Scheduler, Scheduling};
 
 use std::collections::VecDeque;
@@ -36,6 +38,13 @@ pub struct R2cpConfig {
     pub pipe: RcpConfig,
     /// How segments are assigned to pipes.
     pub scheduling: Scheduling,
+    /// Redundant striping (pTCP §4.1 (3), R²CP §4.4.1): a pipe whose
+    /// retransmission timer expired asks for the head of line without
+    /// taking it from the other pipes, which request it too.
+    pub redundant_striping: bool,
+    /// Policy-based aggregation (pTCP §6.2.2, Figure 10): a target rate
+    /// served first by a preferred path; `None` aggregates best effort.
+    pub target: Option<TargetRate>,
 }
 
 impl R2cpConfig {
@@ -73,6 +82,8 @@ pub struct R2cpReceiver {
     recoveries_closed: u64,
     /// Pending handoffs: (retire this path, once this one is ready).
     handoffs: Vec<(PathId, PathId)>,
+    /// The token state of a target-rate policy.
+    tokens: Option<Tokens>,
     events: VecDeque<AppEvent>,
     stats: EndpointStats,
 }
@@ -95,6 +106,7 @@ impl R2cpReceiver {
             timeouts_closed: 0,
             recoveries_closed: 0,
             handoffs: Vec::new(),
+            tokens: config.target.map(Tokens::new),
             events: VecDeque::new(),
             stats: EndpointStats::default(),
             config,
@@ -155,28 +167,46 @@ impl R2cpReceiver {
         for i in 0..self.pipes.len() {
             while self.pipes[i].can_request() {
                 let p = &self.pipes[i];
+                if self.tokens.as_ref().is_some_and(|t| !t.allows(p.path)) {
+                    // pTCP Figure 10: throttled until the token timer.
+                    self.pipes[i].frozen = true;
+                    break;
+                }
                 let limits = Limits {
                     buffer_end,
                     avail: p.avail,
                     fin: self.fin.or(p.fin),
                 };
-                match self.sched.send(
-                    now,
-                    p.path,
-                    p.next_local(),
-                    p.rtt_estimate(),
-                    rtt_of,
-                    limits,
-                ) {
-                    Pick::Segment(s, e) => self.pipes[i].request(now, s, e, deq),
+                let pick = if self.config.redundant_striping && p.probing_blackout() {
+                    self.sched.send_redundant(limits)
+                } else {
+                    self.sched.send(
+                        now,
+                        p.path,
+                        p.next_local(),
+                        p.rtt_estimate(),
+                        rtt_of,
+                        limits,
+                    )
+                };
+                match pick {
+                    Pick::Segment(s, e) => {
+                        if let Some(t) = self.tokens.as_mut() {
+                            t.spend(p.path, e - s);
+                        }
+                        self.pipes[i].request(now, s, e, deq);
+                    }
                     Pick::Freeze => {
                         let p = &mut self.pipes[i];
                         p.frozen = true;
+                        // The sender has the data: the receive buffer, not
+                        // the window, holds the pipe back.
+                        p.buffer_limited = p.avail >= buffer_end;
                         // Frozen with nothing outstanding for want of the
                         // sender's data: probe it (§5.2.2), or nothing would
                         // ever tell us it has more.
                         if p.in_flight() == 0 && p.avail < buffer_end {
-                            p.persist(now);
+                            p.persist(now, deq);
                         }
                         break;
                     }
@@ -192,7 +222,7 @@ impl R2cpReceiver {
         }
     }
 
-    fn report(&mut self, i: usize, r: PipeReport) {
+    fn report(&mut self, now: Instant, i: usize, r: PipeReport) {
         if r.established {
             // A new pipe tells its sender at once where the connection
             // stands (SEG.DEQ), so a replica joining midway skips what is
@@ -202,6 +232,9 @@ impl R2cpReceiver {
             if !self.established {
                 // §4.3.2: established when the first pipe is.
                 self.established = true;
+                if let Some(t) = self.tokens.as_mut() {
+                    t.start(now);
+                }
                 self.events.push_back(AppEvent::Established);
             }
         }
@@ -240,7 +273,7 @@ impl R2cpReceiver {
             self.stats.duplicate_bytes += payload.len() as u64 - new;
             self.sched.recv(start);
             let r = self.pipes[i].on_data(now, h.id);
-            self.report(i, r);
+            self.report(now, i, r);
             if self.buffer.next() > next {
                 self.sched.delivered_to(self.buffer.next());
                 self.resume();
@@ -332,7 +365,7 @@ impl Endpoint for R2cpReceiver {
         let ack = h.flags.contains(RcpFlags::ACK);
         if syn && ack {
             let r = self.pipes[i].on_synack(now, &h);
-            self.report(i, r);
+            self.report(now, i, r);
         } else if !syn && self.pipes[i].state == PipeState::Established && !ack {
             self.on_data(now, i, &h, payload);
         }
@@ -399,14 +432,24 @@ impl Endpoint for R2cpReceiver {
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        self.pipes.iter().filter_map(Pipe::poll_timeout).min()
+        let tokens = self.tokens.as_ref().and_then(Tokens::deadline);
+        let tokens = tokens.filter(|_| !self.delivered_all);
+        self.pipes
+            .iter()
+            .filter_map(Pipe::poll_timeout)
+            .chain(tokens)
+            .min()
     }
 
     fn handle_timeout(&mut self, now: Instant) {
+        if self.tokens.as_mut().is_some_and(|t| t.on_timer(now)) {
+            // Figure 10 lines 18–19: every frozen pipe may ask again.
+            self.resume();
+        }
         for i in 0..self.pipes.len() {
             if self.pipes[i].poll_timeout().is_some_and(|d| d <= now) {
                 let r = self.pipes[i].handle_timeout(now);
-                self.report(i, r);
+                self.report(now, i, r);
             }
         }
         self.check_handoffs();

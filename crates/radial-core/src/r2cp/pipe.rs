@@ -67,6 +67,9 @@ pub struct Pipe {
     /// answers; no second window cut for losses detected before then.
     recover: Option<u64>,
     after_timeout: bool,
+    /// The retransmission timer expired and nothing has arrived since: the
+    /// path may be blacked out (pTCP §4.1 (3)).
+    blackout: bool,
     /// The next request may go out whatever the window (fast retransmit).
     fast_retransmit: bool,
     rto_deadline: Option<Instant>,
@@ -77,6 +80,9 @@ pub struct Pipe {
     recent_pulls: VecDeque<PullBlock>,
     /// `active` (§4.3.1): frozen for lack of receive buffer until resumed.
     pub frozen: bool,
+    /// The last time the pipe asked, the receive buffer (not its window,
+    /// nor its sender's data) was what it lacked; cleared by its next request.
+    pub buffer_limited: bool,
     /// Retiring: no new requests; closed once nothing is outstanding.
     pub draining: bool,
     /// One past the last byte the sender has (global), as it advertises.
@@ -108,6 +114,7 @@ impl Pipe {
             next_local: 0,
             recover: None,
             after_timeout: false,
+            blackout: false,
             fast_retransmit: false,
             rto_deadline: None,
             handshake_deadline: None,
@@ -115,6 +122,7 @@ impl Pipe {
             deq: 0,
             recent_pulls: VecDeque::new(),
             frozen: false,
+            buffer_limited: false,
             draining: false,
             avail: 0,
             fin: None,
@@ -134,13 +142,19 @@ impl Pipe {
     /// True once the pipe is established and its window no longer limits
     /// it: it left slow start, or its window reached `cwnd` (the window of
     /// the pipe it would take over from), or it is frozen by the receive
-    /// buffer with room left in its window.
+    /// buffer (its sender has the data) with room left in its window.
     pub fn ready_to_take_over(&self, cwnd: u64) -> bool {
         let w = self.cc.window();
         self.state == PipeState::Established
             && (w.cwnd >= w.ssthresh
                 || w.cwnd >= cwnd
-                || (self.frozen && self.in_flight + self.config.mss <= w.cwnd))
+                || (self.buffer_limited && self.in_flight + self.config.mss <= w.cwnd))
+    }
+
+    /// True from a retransmission timeout until data arrives again: the
+    /// pipe's requests probe a path that may be blacked out.
+    pub fn probing_blackout(&self) -> bool {
+        self.blackout
     }
 
     /// The congestion window in bytes.
@@ -200,6 +214,7 @@ impl Pipe {
     /// too, so the sender sends nothing in cumulative mode).
     pub fn request(&mut self, now: Instant, start: u64, end: u64, deq: u64) {
         self.fast_retransmit = false;
+        self.buffer_limited = false;
         self.persist_deadline = None;
         self.deq = deq;
         let local = self.next_local;
@@ -290,6 +305,7 @@ impl Pipe {
         };
         let len = r.end - r.start;
         self.in_flight -= len;
+        self.blackout = false;
         self.rtt.reset_backoff();
         self.rtt.on_sample(r.sent_at, now);
         self.cc.on_rtt_sample(now, now - r.sent_at);
@@ -345,8 +361,13 @@ impl Pipe {
     }
 
     /// Arms the persist timer if it is not running: the pipe is frozen with
-    /// nothing outstanding because its sender has no more data yet.
-    pub fn persist(&mut self, now: Instant) {
+    /// nothing outstanding because its sender has no more data yet, or none
+    /// beyond `deq`, the connection's in-order point, which the other pipes
+    /// moved past what this sender was last told. The probe carries the
+    /// latest `deq`, so the sender purges up to it and says what it has
+    /// beyond.
+    pub fn persist(&mut self, now: Instant, deq: u64) {
+        self.deq = self.deq.max(deq);
         if self.persist_deadline.is_none() {
             self.persist_deadline = Some(now + self.rtt.rto());
         }
@@ -384,6 +405,7 @@ impl Pipe {
             self.in_flight = 0;
             self.recover = Some(self.next_local);
             self.after_timeout = true;
+            self.blackout = true;
             self.fast_retransmit = true;
             // Re-armed by the next request, backed off.
         }

@@ -74,6 +74,8 @@ pub struct Scheduler {
     bound: BTreeMap<u64, Binding>,
     /// Segments requested more than once.
     re_requests: u64,
+    /// Redundant requests made by pipes probing a blackout.
+    redundant: u64,
 }
 
 impl Scheduler {
@@ -87,12 +89,19 @@ impl Scheduler {
             frontier: 0,
             bound: BTreeMap::new(),
             re_requests: 0,
+            redundant: 0,
         }
     }
 
     /// Segments requested again after a loss or a pipe's closing.
     pub fn re_requests(&self) -> u64 {
         self.re_requests
+    }
+
+    /// Redundant requests made by pipes probing a blackout
+    /// ([`Scheduler::send_redundant`]).
+    pub fn redundant_requests(&self) -> u64 {
+        self.redundant
     }
 
     /// The lowest byte never requested.
@@ -118,6 +127,13 @@ impl Scheduler {
     fn segment_end(&self, start: u64, fin: Option<u64>) -> u64 {
         let end = start + self.mss;
         fin.map_or(end, |f| end.min(f))
+    }
+
+    /// A segment fits when it is inside the stream, the sender has all of
+    /// it, and the receive buffer has room for it.
+    fn fits(&self, start: u64, limits: Limits) -> bool {
+        let e = self.segment_end(start, limits.fin);
+        start < limits.fin.unwrap_or(u64::MAX) && e <= limits.buffer_end && e <= limits.avail
     }
 
     /// The pending segments in order: the explicit ones, then the frontier
@@ -154,12 +170,7 @@ impl Scheduler {
                     .count()
             }
         };
-        // A segment fits when it is inside the stream, the sender has all of
-        // it, and the receive buffer has room for it.
-        let fits = |s: u64| {
-            let e = self.segment_end(s, limits.fin);
-            s < limits.fin.unwrap_or(u64::MAX) && e <= limits.buffer_end && e <= limits.avail
-        };
+        let fits = |s: u64| self.fits(s, limits);
         // The k-th pending segment if it fits, else the latest one before it
         // that does.
         let mut k = k;
@@ -196,6 +207,35 @@ impl Scheduler {
                 sent_at: now,
             },
         );
+        Pick::Segment(start, end)
+    }
+
+    /// Redundant striping (pTCP §4.1 (3); R²CP §4.4.1 names it for
+    /// handoffs): a pipe probing a blackout asks for the head of line, the
+    /// lowest segment not yet held, *without* taking it over. A pending
+    /// segment stays pending and a bound one stays bound to its pipe, so
+    /// another pipe requests it too and the application keeps receiving
+    /// while the probe waits out the blackout. Returns `Freeze` when the head
+    /// of line does not fit `limits`.
+    pub fn send_redundant(&mut self, limits: Limits) -> Pick {
+        let candidates = [
+            self.pending.first().copied(),
+            self.bound.keys().next().copied(),
+            Some(self.frontier),
+        ];
+        let start = candidates.into_iter().flatten().min().expect("frontier");
+        if !self.fits(start, limits) {
+            return Pick::Freeze;
+        }
+        let end = self.segment_end(start, limits.fin);
+        if start == self.frontier {
+            // Never requested before: it joins the pending segments so that
+            // another pipe asks for it as well.
+            self.frontier = end;
+            self.pending.insert(start);
+            self.requested_before.insert(start);
+        }
+        self.redundant += 1;
         Pick::Segment(start, end)
     }
 
@@ -399,5 +439,57 @@ mod tests {
         s.unbind_path(PathId(0), |start| start == 2 * MSS);
         assert_eq!(s.outstanding(), 0);
         assert_eq!(s.pending_len(), 3, "segment 2 had arrived");
+    }
+
+    #[test]
+    fn a_redundant_request_leaves_the_head_of_line_to_the_other_pipes() {
+        let mut s = Scheduler::new(MSS, Scheduling::Ranked);
+        let rtt = |_| Duration::from_millis(10);
+        for i in 0..3 {
+            s.send(ms(0), PathId(0), i, rtt(PathId(0)), rtt, open());
+        }
+        // Pipe 0 blacked out: its requests are lost and back in pending.
+        for i in 0..3 {
+            s.loss(i * MSS, PathId(0), false);
+        }
+        assert_eq!(s.send_redundant(open()), Pick::Segment(0, MSS));
+        assert_eq!(s.pending_len(), 3, "the head of line is still pending");
+        assert!(s.binding(0).is_none());
+        // Pipe 1 asks next and is given the same segment, bound to it.
+        assert_eq!(
+            s.send(ms(1), PathId(1), 0, rtt(PathId(1)), rtt, open()),
+            Pick::Segment(0, MSS)
+        );
+        assert_eq!(s.binding(0).unwrap().path, PathId(1));
+        // The probe's loss does not unbind pipe 1's request.
+        s.loss(0, PathId(0), false);
+        assert_eq!(s.binding(0).unwrap().path, PathId(1));
+        // With nothing pending, the probe duplicates the lowest bound one.
+        s.send(ms(1), PathId(1), 1, rtt(PathId(1)), rtt, open());
+        s.send(ms(1), PathId(1), 2, rtt(PathId(1)), rtt, open());
+        assert_eq!(s.send_redundant(open()), Pick::Segment(0, MSS));
+        assert_eq!(s.outstanding(), 3);
+        assert_eq!(s.redundant_requests(), 2);
+    }
+
+    #[test]
+    fn a_redundant_request_at_the_frontier_stays_pending_for_others() {
+        let mut s = Scheduler::new(MSS, Scheduling::Fcfs);
+        let rtt = |_| Duration::from_millis(10);
+        assert_eq!(s.send_redundant(open()), Pick::Segment(0, MSS));
+        assert_eq!(s.frontier(), MSS);
+        assert_eq!(
+            s.send(ms(0), PathId(1), 0, rtt(PathId(1)), rtt, open()),
+            Pick::Segment(0, MSS),
+            "another pipe requests it as well"
+        );
+        assert_eq!(s.re_requests(), 1);
+        let tight = Limits {
+            buffer_end: MSS,
+            avail: u64::MAX,
+            fin: None,
+        };
+        assert!(s.recv(0).is_some());
+        assert_eq!(s.send_redundant(tight), Pick::Freeze);
     }
 }

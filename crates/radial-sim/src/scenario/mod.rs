@@ -12,10 +12,10 @@ pub mod units;
 use std::fmt;
 use std::path::Path;
 
-use radial_core::r2cp::{R2cpConfig, Scheduling};
+use radial_core::r2cp::{R2cpConfig, Scheduling, TargetRate};
 use radial_core::rcp::{Opener, RcpConfig, RcpVariant};
 use radial_core::tcp::{TcpConfig, TcpVariant};
-use radial_core::Duration;
+use radial_core::{Duration, PathId};
 use toml::Spanned;
 
 use crate::channel::GilbertElliottParams;
@@ -618,6 +618,8 @@ impl Resolver<'_> {
                         FlowProtocol::R2cp(R2cpConfig {
                             pipe: self.rcp_config(RcpVariant::Rcp, &table, &key)?,
                             scheduling,
+                            redundant_striping: true,
+                            target: None,
                         })
                     } else if proto == "apps" {
                         FlowProtocol::Apps(self.rcp_config(RcpVariant::Rcp, &table, &key)?)
@@ -763,6 +765,10 @@ impl Resolver<'_> {
                     }
                     (false, None) => Vec::new(),
                 };
+                let mut protocol = protocol;
+                if let Some(policy) = &f.policy {
+                    self.policy(&mut protocol, policy, i, pipes.len())?;
+                }
                 flows.push(FlowSpec {
                     name,
                     protocol,
@@ -1048,6 +1054,65 @@ impl Resolver<'_> {
 impl Resolver<'_> {
     /// RCP takes the same transport parameters as the TCP baselines (it is a
     /// TCP clone, §3.3.3), plus `open`.
+    /// An R²CP flow's `policy` table: redundant striping and a target rate.
+    fn policy(
+        &self,
+        protocol: &mut FlowProtocol,
+        policy: &Spanned<schema::PolicyTable>,
+        i: usize,
+        pipes: usize,
+    ) -> Result<(), ScenarioError> {
+        let span = policy.span();
+        let key = format!("flow[{i}].policy");
+        let FlowProtocol::R2cp(config) = protocol else {
+            return self.err(
+                Some(span),
+                key,
+                "`policy` applies to `r2cp` and `r2cp-s` flows only".into(),
+            );
+        };
+        let policy = policy.get_ref();
+        config.redundant_striping = policy.redundant_striping.unwrap_or(true);
+        config.target = match (policy.target, &policy.prefer) {
+            (None, None) if policy.period.is_none() => None,
+            (Some(rate), Some(prefer)) => {
+                let j = *prefer.get_ref();
+                if j < 0 || j as usize >= pipes {
+                    return self.err(
+                        Some(prefer.span()),
+                        format!("{key}.prefer"),
+                        format!(
+                            "`prefer` names a pipe by its index in `pipes`, 0 to {}",
+                            pipes - 1
+                        ),
+                    );
+                }
+                let period = policy.period.map_or(TargetRate::DEFAULT_PERIOD, |t| t.0);
+                if period.is_zero() || rate.0.bps() == 0 {
+                    return self.err(
+                        Some(span),
+                        format!("{key}.target"),
+                        "the target rate and its `period` must be above zero".into(),
+                    );
+                }
+                Some(TargetRate {
+                    rate: rate.0,
+                    prefer: PathId(j as u16),
+                    period,
+                })
+            }
+            _ => {
+                return self.err(
+                    Some(span),
+                    format!("{key}.target"),
+                    "a target-rate policy needs `target` and `prefer` (and may set `period`)"
+                        .into(),
+                )
+            }
+        };
+        Ok(())
+    }
+
     fn rcp_config(
         &self,
         variant: RcpVariant,

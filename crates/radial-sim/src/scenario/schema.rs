@@ -171,6 +171,22 @@ pub struct FlowTable {
     pub count: Option<u32>,
     #[serde(default)]
     pub pipes: Option<Vec<PipeTable>>,
+    #[serde(default)]
+    pub policy: Option<Spanned<PolicyTable>>,
+}
+
+/// An R²CP flow's policy.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyTable {
+    #[serde(default)]
+    pub target: Option<Rate>,
+    #[serde(default)]
+    pub prefer: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub period: Option<Time>,
+    #[serde(default)]
+    pub redundant_striping: Option<bool>,
 }
 
 /// One pipe of an R²CP flow.

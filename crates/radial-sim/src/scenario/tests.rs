@@ -500,3 +500,40 @@ fn an_unknown_pipe_controller() {
         + "pipes = [{ via = \"B\", controller = \"rcp-eln\" }]\n";
     expect_error(&text, "flow[0].pipes[0].controller", "pipes = [");
 }
+
+#[test]
+fn a_policy_only_on_r2cp_flows() {
+    let text = format!("{BASE}policy = {{ redundant_striping = false }}\n");
+    expect_error(&text, "flow[0].policy", "policy = {");
+}
+
+#[test]
+fn a_target_rate_preferring_a_pipe_that_does_not_exist() {
+    let text = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
+        + "pipes = [{ via = \"B\" }]\npolicy = { target = \"1Mbit/s\", prefer = 1 }\n";
+    let e = expect_error(&text, "flow[0].policy.prefer", "policy = {");
+    assert!(e.message.contains("0 to 0"), "{e}");
+}
+
+#[test]
+fn a_target_rate_needs_a_preferred_pipe() {
+    let text = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
+        + "policy = { target = \"1Mbit/s\" }\n";
+    expect_error(&text, "flow[0].policy.target", "policy = {");
+}
+
+#[test]
+fn a_policy_sets_the_target_and_striping() {
+    let text = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
+        + "policy = { target = \"2Mbit/s\", prefer = 0, period = \"50ms\", redundant_striping = false }\n";
+    let sc = Scenario::parse("t.toml", &text).unwrap();
+    let spec = sc.build(&sc.points()[0], 1).unwrap();
+    let FlowProtocol::R2cp(c) = &spec.flows[0].protocol else {
+        panic!("an R²CP flow");
+    };
+    assert!(!c.redundant_striping);
+    let t = c.target.expect("a target");
+    assert_eq!(t.rate.bps(), 2_000_000);
+    assert_eq!(t.prefer.0, 0);
+    assert_eq!(t.period.as_secs_f64(), 0.05);
+}
