@@ -48,6 +48,16 @@ pub enum EventKind {
         /// Node index.
         node: u32,
     },
+    /// The receiving end of a single-path flow moves to another of the
+    /// host's interfaces (a hard handoff).
+    Move {
+        /// Flow index.
+        flow: u32,
+        /// The node of the new interface.
+        node: u32,
+        /// Its address.
+        addr: u32,
+    },
     /// A path of a multi-path agent comes up or goes away.
     Path {
         /// Agent index.

@@ -354,6 +354,20 @@ impl Simulator {
             } else {
                 None
             };
+            let mut handoffs = Vec::new();
+            for &(at, node) in &f.handoffs {
+                let addr = node_addr[node as usize].expect("validated: node has a link");
+                let at = Instant::ZERO + at;
+                self.net.events.push(
+                    at,
+                    EventKind::Move {
+                        flow: i,
+                        node,
+                        addr: addr.0,
+                    },
+                );
+                handoffs.push(at);
+            }
             self.flows.push(FlowState {
                 sender,
                 receiver,
@@ -364,7 +378,7 @@ impl Simulator {
                 more_agents: Vec::new(),
                 last_delivery: None,
                 max_gap: (Duration::ZERO, Instant::ZERO),
-                handoffs: Vec::new(),
+                handoffs,
                 handoff_gap: None,
                 pre_handoff_gaps: Vec::new(),
                 reseq: None,
@@ -574,6 +588,20 @@ impl Simulator {
         self.service(a);
     }
 
+    /// A hard handoff of a single-path flow: its receiving end now sends from
+    /// and is reached at the new interface's address, as with an idealised
+    /// Mobile IP binding update or TCP connection migration (the sender learns
+    /// the address at once; the transport itself is told nothing). Packets on
+    /// their way to the old address still arrive if its link is up.
+    fn move_receiver(&mut self, flow: u32, node: u32, addr: Addr) {
+        let f = &self.flows[flow as usize];
+        let (sender, receiver) = (f.sender as usize, f.receiver as usize);
+        self.agents[receiver].node = node;
+        self.agents[receiver].addr = addr;
+        self.agents[sender].peer_addr = addr;
+        self.service(receiver);
+    }
+
     /// Runs to the end of the scenario and reports.
     pub fn run(mut self) -> RunOutput {
         for (i, f) in self.spec.flows.iter().enumerate() {
@@ -631,6 +659,7 @@ impl Simulator {
                 self.channel_changed(channel, bad);
             }
             EventKind::Beacon { node } => self.beacon(node),
+            EventKind::Move { flow, node, addr } => self.move_receiver(flow, node, Addr(addr)),
             EventKind::Sample => {
                 let t = self.net.now.as_secs_f64();
                 for i in 0..self.flows.len() {

@@ -101,6 +101,10 @@ pub struct FlowSpec {
     pub traffic: Traffic,
     /// The pipes of an R²CP flow (empty for other protocols).
     pub pipes: Vec<PipeSpec>,
+    /// Hard handoffs of a single-path flow: at each time the receiving end
+    /// moves to the node of another of the host's interfaces (ascending in
+    /// time; empty for multi-path flows).
+    pub handoffs: Vec<(Duration, u32)>,
 }
 
 /// One pipe of an R²CP flow: a path from a sender to one of the receiving

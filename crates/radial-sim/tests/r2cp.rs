@@ -513,3 +513,45 @@ fn a_target_rate_is_met_from_the_preferred_pipe_first() {
         last(0)
     );
 }
+
+#[test]
+fn a_single_state_connection_follows_a_hard_handoff() {
+    // The comparison transports of the demo: one TCP-SACK (or RCP)
+    // connection whose receiving end moves from MH1 to MH2 at 21 s, a second
+    // after MH1's link went down. It recovers by its own timers (nothing
+    // tells it), delivers every byte intact, and the rest arrives over w2.
+    for protocol in ["tcp-sack", "rcp"] {
+        let mut text = topology(2000, 2000, 10, 10, 0.0, 64);
+        text.push_str(&format!(
+            r#"
+[[flow]]
+name = "f"
+protocol = "{protocol}"
+from = "S1"
+to = "MH1"
+size = "20000000B"
+handoffs = [{{ at = "21s", to = "MH2" }}]
+
+[[schedule]]
+at = "20s"
+link = "w1"
+action = "down"
+"#
+        ));
+        let out = run(&text, 1);
+        let f = flow(&out);
+        assert_eq!(f.corrupt_bytes, 0, "{protocol}");
+        assert_eq!(f.bytes_delivered, 20_000_000, "{protocol}: {f:?}");
+        let gap = f.handoff_disruption_s.expect("the handoff is watched");
+        assert!(gap >= 1.0, "{protocol}: disruption {gap:.3} s");
+        assert!(f.timeouts > 0, "{protocol}: recovered by a timeout");
+        let over_w2: u64 = out
+            .summary
+            .links
+            .iter()
+            .filter(|l| l.name == "w2" && l.direction == "AP2->MH2")
+            .map(|l| l.stats.delivered)
+            .sum();
+        assert!(over_w2 > 5_000, "{protocol}: {over_w2} packets over w2");
+    }
+}

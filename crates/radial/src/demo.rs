@@ -1,111 +1,274 @@
 //! `radial demo`: the main job on its embedded default scenario.
 //!
-//! For now the S1 setup (SCENARIOS.md part 1): TCP-SACK, TCP-NewReno,
-//! TCP-ELN, RCP and RCP-ELN over a 2 Mbit/s last hop with random loss in both
-//! directions, 10 seeds per point. Writes a Markdown summary, results.csv and a
-//! goodput-versus-loss plot to the output directory.
+//! The mobile host of pTCP Figure 3 on the Figure 6 topology
+//! (`scenarios/demo.toml`): five phases across WLAN-0, WLAN-1, the WWAN,
+//! WLAN-2/3 with aggregation, and the WWAN again, with background TCP and
+//! Pareto traffic. R²CP (one pipe per interface) against single-state
+//! TCP-SACK and RCP that hand off hard. Writes a Markdown summary, the sweep's
+//! `results.csv`, a sequence-number plot and a throughput plot to the output
+//! directory.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
+use radial_sim::metrics::{PipePoint, SeriesPoint};
 use radial_sim::Scenario;
 
 use crate::cli::{io_err, jobs, CliError};
 use crate::plot::{line_plot, Figure, Series};
 use crate::run::write;
-use crate::sweep::{means, results_csv, run_sweep};
+use crate::sweep::{results_csv, run_sweep, RunResult};
 
 /// The embedded demo scenario (also in `scenarios/demo.toml`).
 pub const DEMO_SCENARIO: &str = include_str!("../../../scenarios/demo.toml");
 
+/// The phases of pTCP §4.2 (start, end, what the host has), as the scenario
+/// sets them.
+const PHASES: [(f64, f64, &str); 5] = [
+    (0.0, 21.0, "I: WLAN-0"),
+    (21.0, 43.0, "II: lost, WLAN-1 from 24.1 s"),
+    (43.0, 60.0, "III: WWAN"),
+    (60.0, 100.0, "IV: WLAN-2/3 + WWAN"),
+    (100.0, 120.0, "V: WWAN"),
+];
+
+/// The moments the host changes interface, and what happens there.
+const HANDOFFS: [(f64, &str); 4] = [
+    (21.0, "21 s: WLAN-0 lost"),
+    (43.0, "43 s: to the WWAN"),
+    (60.0, "60 s: WLAN-2 joins"),
+    (100.0, "100 s: WLAN-3 lost"),
+];
+
+/// How long after a handoff a stall is attributed to it.
+const STALL_WATCH_S: f64 = 8.0;
+
+/// The measured flow's in-order delivery over time, `(t, bytes)`.
+fn download(r: &RunResult) -> Option<(u32, Vec<(f64, u64)>)> {
+    let fi = r.summary.flows.iter().position(|f| f.name == "download")? as u32;
+    let pts = r
+        .series
+        .iter()
+        .filter(|p: &&SeriesPoint| p.flow == fi)
+        .map(|p| (p.t, p.delivered))
+        .collect();
+    Some((fi, pts))
+}
+
+/// Bytes delivered by time `t` (the last sample at or before it).
+fn delivered_at(pts: &[(f64, u64)], t: f64) -> u64 {
+    pts.iter()
+        .take_while(|(s, _)| *s <= t + 1e-9)
+        .last()
+        .map_or(0, |p| p.1)
+}
+
+fn mbps(bytes: u64, secs: f64) -> f64 {
+    bytes as f64 * 8.0 / secs / 1e6
+}
+
+/// The longest time without in-order progress that starts in
+/// `[at, at + STALL_WATCH_S)`, at the sampling resolution.
+fn stall_after(pts: &[(f64, u64)], at: f64) -> f64 {
+    let mut longest: f64 = 0.0;
+    let mut since: Option<(f64, u64)> = None;
+    for &(t, d) in pts {
+        match since {
+            Some((t0, d0)) if d == d0 => longest = longest.max(t - t0),
+            _ => {
+                since = (t >= at && t < at + STALL_WATCH_S).then_some((t, d));
+            }
+        }
+    }
+    longest
+}
+
+/// Throughput over one-second bins.
+fn binned(pts: &[(f64, u64)]) -> Vec<(f64, f64)> {
+    let end = pts.last().map_or(0.0, |p| p.0).floor() as u64;
+    (1..=end)
+        .map(|s| {
+            let (a, b) = (s as f64 - 1.0, s as f64);
+            (b, mbps(delivered_at(pts, b) - delivered_at(pts, a), 1.0))
+        })
+        .collect()
+}
+
 pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
     let sc = Scenario::parse("scenarios/demo.toml (embedded)", DEMO_SCENARIO)?;
-    let protocols: Vec<String> = sc
-        .params
-        .iter()
-        .find(|(n, _)| n == "protocol")
-        .map(|(_, v)| {
-            v.iter()
-                .filter_map(|p| p.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
     println!(
-        "radial demo: {} runs ({} protocols x {} loss rates x {} seeds, 300 s simulated each)",
-        sc.points().len() * sc.seeds.len(),
-        protocols.len(),
-        sc.points().len() / protocols.len().max(1),
-        sc.seeds.len()
+        "radial demo: pTCP Figure 3's mobile host on the Figure 6 topology, {} runs of 120 s",
+        sc.points().len() * sc.seeds.len()
     );
     let results = run_sweep(&sc, jobs(jobs_flag), "demo")?;
     std::fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
     write(&out.join("results.csv"), &results_csv(&sc, &results))?;
 
-    let rows = means(&results);
-    let mut losses: Vec<f64> = Vec::new();
-    for (p, _, _, _, _) in &rows {
-        let l: f64 = p.text("loss").and_then(|t| t.parse().ok()).unwrap_or(0.0);
-        if !losses.contains(&l) {
-            losses.push(l);
-        }
-    }
-    let mean_of = |proto: &str, loss: f64| {
-        rows.iter()
-            .find(|(p, pr, ..)| {
-                pr == proto && p.text("loss").and_then(|t| t.parse::<f64>().ok()) == Some(loss)
-            })
-            .map(|(_, _, m, sd, n)| (*m, *sd, *n))
-    };
     let mut md = String::new();
     let _ = writeln!(
         md,
-        "# radial demo: TCP and RCP over a lossy wireless last hop\n"
+        "# radial demo: a mobile host across WLAN, WWAN and both at once\n\n\
+         pTCP Figure 3's trajectory on its Figure 6 topology (`scenarios/demo.toml`, seed {}): \
+         a backlogged download from FH while the host moves WLAN-0 → WLAN-1 → WWAN → \
+         WLAN-2/3 with the WWAN → WWAN, among 10 background TCP flows and 100 Pareto on/off flows. \
+         `r2cp` opens one pipe per interface as addresses come and aggregates WLAN and WWAN in phase IV; \
+         `rcp` and `tcp-sack` are single-state connections that move to each new address (hard handoffs).\n",
+        sc.seeds[0]
     );
     let _ = writeln!(
         md,
-        "S1 setup (SCENARIOS.md part 1): S -(10 Mbit/s, 20 ms)- AP -(2 Mbit/s, 15 ms)- MH, \
-         independent loss on AP-MH in both directions, one backlogged flow, 300 s, \
-         {} seeds per point. Goodput in Mbit/s, mean ± standard deviation over seeds.\n",
-        sc.seeds.len()
+        "Throughput per phase (Mbit/s of in-order data):\n\n| protocol | {} | whole run | timeouts |",
+        PHASES.map(|p| p.2).join(" | ")
     );
-    let _ = writeln!(md, "| loss | {} |", protocols.join(" | "));
-    let _ = writeln!(md, "|---|{}", "---|".repeat(protocols.len()));
-    for &l in &losses {
-        let cells: Vec<String> = protocols
+    let _ = writeln!(md, "|---|{}---|---|", "---|".repeat(PHASES.len()));
+    let mut sequence = Vec::new();
+    let mut throughput = Vec::new();
+    let mut stalls = String::new();
+    let mut pipes_md = String::new();
+    for r in &results {
+        let name = r.point.text("protocol").unwrap_or_default();
+        let Some((fi, pts)) = download(r) else {
+            continue;
+        };
+        let f = &r.summary.flows[fi as usize];
+        let cells: Vec<String> = PHASES
             .iter()
-            .map(|p| mean_of(p, l).map_or("—".into(), |(m, sd, _)| format!("{m:.3} ± {sd:.3}")))
+            .map(|&(a, b, _)| {
+                let bytes = delivered_at(&pts, b) - delivered_at(&pts, a);
+                format!("{:.2}", mbps(bytes, b - a))
+            })
             .collect();
-        let _ = writeln!(md, "| {l} | {} |", cells.join(" | "));
+        let _ = writeln!(
+            md,
+            "| {name} | {} | {:.2} | {} |",
+            cells.join(" | "),
+            f.goodput_mbps,
+            f.timeouts
+        );
+        let cells: Vec<String> = HANDOFFS
+            .iter()
+            .map(|&(at, _)| format!("{:.1}", stall_after(&pts, at)))
+            .collect();
+        let _ = writeln!(
+            stalls,
+            "| {name} | {} | {} |",
+            cells.join(" | "),
+            f.duplicate_bytes
+        );
+        sequence.push(Series {
+            label: name.clone(),
+            points: pts.iter().map(|&(t, d)| (t, d as f64 / 1e6)).collect(),
+        });
+        throughput.push(Series {
+            label: name.clone(),
+            points: binned(&pts),
+        });
+        pipe_rows(&mut pipes_md, &mut sequence, &name, fi, &r.pipe_series);
     }
     let _ = writeln!(
         md,
-        "\nFiles: `results.csv` (one row per run), `goodput-vs-loss.png` / `.svg`.\n\
-         Reproduce: `radial sweep scenarios/demo.toml --out DIR`."
+        "\nLongest stall of in-order delivery (s, at 100 ms resolution) starting within {STALL_WATCH_S} s of each change, \
+         and bytes the host received twice:\n\n| protocol | {} | bytes fetched twice |\n|---|{}---|\n{stalls}",
+        HANDOFFS.map(|h| h.1).join(" | "),
+        "---|".repeat(HANDOFFS.len())
+    );
+    if !pipes_md.is_empty() {
+        let _ = writeln!(
+            md,
+            "R²CP's pipes (MB each brought into the receive buffer):\n\n{pipes_md}"
+        );
+    }
+    let _ = writeln!(
+        md,
+        "Files: `sequence.png`/`.svg` (in-order bytes against time; R²CP's pipes too), \
+         `throughput.png`/`.svg` (1 s bins), `results.csv` (one row per flow and run).\n\
+         Reproduce one run: `radial run scenarios/demo.toml --set protocol=r2cp --set n_multi=1 --set n_single=0`."
     );
     write(&out.join("summary.md"), &md)?;
-
-    let series: Vec<Series> = protocols
-        .iter()
-        .map(|p| Series {
-            label: p.clone(),
-            points: losses
-                .iter()
-                .filter(|&&l| l > 0.0)
-                .filter_map(|&l| mean_of(p, l).map(|(m, ..)| (l * 100.0, m)))
-                .collect(),
-        })
-        .collect();
     line_plot(
-        &out.join("goodput-vs-loss"),
+        &out.join("sequence"),
         &Figure {
-            title: "Goodput vs. packet loss on a 2 Mbit/s wireless hop (S1)",
-            x_label: "packet loss rate, both directions (%)",
-            y_label: "goodput (Mbit/s)",
-            log_x: true,
-            series: &series,
+            title: "Sequence progression along pTCP Figure 3's trajectory",
+            x_label: "time (s)",
+            y_label: "delivered in order (MB)",
+            log_x: false,
+            series: &sequence,
+        },
+    )?;
+    line_plot(
+        &out.join("throughput"),
+        &Figure {
+            title: "Instantaneous throughput (1 s bins)",
+            x_label: "time (s)",
+            y_label: "throughput (Mbit/s)",
+            log_x: false,
+            series: &throughput,
         },
     )?;
     print!("{md}");
     println!("wrote {}", out.display());
     Ok(())
+}
+
+/// A line per pipe of a multi-path flow, and its sequence curve.
+fn pipe_rows(
+    md: &mut String,
+    sequence: &mut Vec<Series>,
+    name: &str,
+    fi: u32,
+    pipes: &[PipePoint],
+) {
+    let mut paths: Vec<u16> = pipes
+        .iter()
+        .filter(|p| p.flow == fi)
+        .map(|p| p.path)
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+    const INTERFACES: [&str; 4] = ["WLAN-0", "WLAN-1", "WWAN", "WLAN-2/3"];
+    for path in paths {
+        let pts: Vec<(f64, f64)> = pipes
+            .iter()
+            .filter(|p| p.flow == fi && p.path == path)
+            .map(|p| (p.t, p.delivered as f64 / 1e6))
+            .collect();
+        let label = INTERFACES.get(path as usize).copied().unwrap_or("pipe");
+        let _ = writeln!(
+            md,
+            "- {name} pipe {} ({label}): {:.1} MB",
+            path + 1,
+            pts.last().map_or(0.0, |p| p.1)
+        );
+        sequence.push(Series {
+            label: format!("{name}: {label} pipe"),
+            points: pts,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stall_is_the_longest_flat_stretch_after_the_change() {
+        let pts = [
+            (20.0, 10),
+            (21.0, 20),
+            (22.0, 20),
+            (23.0, 20),
+            (24.0, 30),
+            (25.0, 40),
+        ];
+        assert_eq!(stall_after(&pts, 21.0), 2.0);
+        // The flat stretch began before the window.
+        assert_eq!(stall_after(&pts, 21.5), 0.0);
+        assert_eq!(stall_after(&pts, 10.0), 0.0);
+    }
+
+    #[test]
+    fn bins_are_per_second_rates() {
+        let pts = [(0.5, 0), (1.0, 125_000), (2.0, 375_000)];
+        assert_eq!(binned(&pts), vec![(1.0, 1.0), (2.0, 2.0)]);
+    }
 }

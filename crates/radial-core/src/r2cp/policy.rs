@@ -89,7 +89,7 @@ impl Tokens {
         // Periods missed while nothing polled the timer make no tokens.
         let mut next = at + self.target.period;
         while next <= now {
-            next = next + self.target.period;
+            next += self.target.period;
         }
         self.next = Some(next);
         true

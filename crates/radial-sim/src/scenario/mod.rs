@@ -769,6 +769,37 @@ impl Resolver<'_> {
                 if let Some(policy) = &f.policy {
                     self.policy(&mut protocol, policy, i, pipes.len())?;
                 }
+                let mut handoffs = Vec::new();
+                for (j, h) in f.handoffs.iter().flatten().enumerate() {
+                    let key = format!("flow[{i}].handoffs[{j}]");
+                    if multi || matches!(protocol, FlowProtocol::Udp) {
+                        return self.err(
+                            Some(h.to.span()),
+                            key,
+                            "`handoffs` apply to single-path TCP and RCP flows (R²CP flows have `pipes`)".into(),
+                        );
+                    }
+                    let node = self.node(
+                        &nodes,
+                        &Spanned::new(h.to.span(), sub(h.to.get_ref())),
+                        format!("{key}.to"),
+                    )?;
+                    if !connected[node as usize] {
+                        return self.err(
+                            Some(h.to.span()),
+                            format!("{key}.to"),
+                            format!("node `{}` has no link", nodes[node as usize]),
+                        );
+                    }
+                    if handoffs.last().is_some_and(|&(t, _)| h.at.0 <= t) || h.at.0 <= start {
+                        return self.err(
+                            Some(h.to.span()),
+                            format!("{key}.at"),
+                            "handoffs come after the flow's start, in ascending time".into(),
+                        );
+                    }
+                    handoffs.push((h.at.0, node));
+                }
                 flows.push(FlowSpec {
                     name,
                     protocol,
@@ -777,6 +808,7 @@ impl Resolver<'_> {
                     start,
                     traffic,
                     pipes,
+                    handoffs,
                 });
             }
         }

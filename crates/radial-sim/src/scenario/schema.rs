@@ -173,6 +173,16 @@ pub struct FlowTable {
     pub pipes: Option<Vec<PipeTable>>,
     #[serde(default)]
     pub policy: Option<Spanned<PolicyTable>>,
+    #[serde(default)]
+    pub handoffs: Option<Vec<HandoffTable>>,
+}
+
+/// A hard handoff of a single-path flow.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HandoffTable {
+    pub at: Time,
+    pub to: Spanned<String>,
 }
 
 /// An R²CP flow's policy.

@@ -537,3 +537,18 @@ fn a_policy_sets_the_target_and_striping() {
     assert_eq!(t.prefer.0, 0);
     assert_eq!(t.period.as_secs_f64(), 0.05);
 }
+
+#[test]
+fn handoffs_only_on_single_path_flows() {
+    let text = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
+        + "handoffs = [{ at = \"5s\", to = \"A\" }]\n";
+    expect_error(&text, "flow[0].handoffs[0]", "handoffs = [");
+}
+
+#[test]
+fn handoffs_in_ascending_time() {
+    let text = format!(
+        "{BASE}handoffs = [{{ at = \"5s\", to = \"A\" }}, {{ at = \"4s\", to = \"B\" }}]\n"
+    );
+    expect_error(&text, "flow[0].handoffs[1].at", "handoffs = [");
+}
