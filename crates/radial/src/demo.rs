@@ -67,17 +67,19 @@ fn mbps(bytes: u64, secs: f64) -> f64 {
     bytes as f64 * 8.0 / secs / 1e6
 }
 
-/// The longest time without in-order progress that starts in
+/// The longest time without in-order progress that overlaps
 /// `[at, at + STALL_WATCH_S)`, at the sampling resolution.
 fn stall_after(pts: &[(f64, u64)], at: f64) -> f64 {
     let mut longest: f64 = 0.0;
-    let mut since: Option<(f64, u64)> = None;
+    let mut last_progress: Option<(f64, u64)> = None;
     for &(t, d) in pts {
-        match since {
-            Some((t0, d0)) if d == d0 => longest = longest.max(t - t0),
-            _ => {
-                since = (t >= at && t < at + STALL_WATCH_S).then_some((t, d));
+        match last_progress {
+            Some((t0, d0)) if d == d0 => {
+                if t > at && t0 < at + STALL_WATCH_S {
+                    longest = longest.max(t - t0);
+                }
             }
+            _ => last_progress = Some((t, d)),
         }
     }
     longest
@@ -167,7 +169,7 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
     }
     let _ = writeln!(
         md,
-        "\nLongest stall of in-order delivery (s, at 100 ms resolution) starting within {STALL_WATCH_S} s of each change, \
+        "\nLongest stall of in-order delivery (s, at 100 ms resolution) overlapping the {STALL_WATCH_S} s after each change, \
          and bytes the host received twice:\n\n| protocol | {} | bytes fetched twice |\n|---|{}---|\n{stalls}",
         HANDOFFS.map(|h| h.1).join(" | "),
         "---|".repeat(HANDOFFS.len())
@@ -261,9 +263,10 @@ mod tests {
             (25.0, 40),
         ];
         assert_eq!(stall_after(&pts, 21.0), 2.0);
-        // The flat stretch began before the window.
-        assert_eq!(stall_after(&pts, 21.5), 0.0);
+        // A stall that began before the change still counts whole.
+        assert_eq!(stall_after(&pts, 21.5), 2.0);
         assert_eq!(stall_after(&pts, 10.0), 0.0);
+        assert_eq!(stall_after(&pts, 23.0), 0.0);
     }
 
     #[test]
