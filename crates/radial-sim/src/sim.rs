@@ -457,9 +457,9 @@ impl Simulator {
                         change,
                     },
                 );
-                // A handoff: watch delivery around it (the first pipe's
-                // opening is the start, not a handoff).
-                if p > 0 || change != PathChange::Up {
+                // A handoff: watch delivery around it (pipes opening with the
+                // flow are its start, not a handoff).
+                if change != PathChange::Up || at > f.start {
                     handoffs.push(Instant::ZERO + at);
                 }
             }

@@ -11,13 +11,14 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use radial_sim::metrics::{PipePoint, SeriesPoint};
+use radial_sim::metrics::PipePoint;
 use radial_sim::Scenario;
 
 use crate::cli::{io_err, jobs, CliError};
 use crate::plot::{line_plot, Figure, Series};
 use crate::run::write;
-use crate::sweep::{results_csv, run_sweep, RunResult};
+use crate::sweep::{results_csv, run_sweep};
+use crate::timeseries::{binned, download, rate_between, stall_after};
 
 /// The embedded demo scenario (also in `scenarios/demo.toml`).
 pub const DEMO_SCENARIO: &str = include_str!("../../../scenarios/demo.toml");
@@ -42,59 +43,6 @@ const HANDOFFS: [(f64, &str); 4] = [
 
 /// How long after a handoff a stall is attributed to it.
 const STALL_WATCH_S: f64 = 8.0;
-
-/// The measured flow's in-order delivery over time, `(t, bytes)`.
-fn download(r: &RunResult) -> Option<(u32, Vec<(f64, u64)>)> {
-    let fi = r.summary.flows.iter().position(|f| f.name == "download")? as u32;
-    let pts = r
-        .series
-        .iter()
-        .filter(|p: &&SeriesPoint| p.flow == fi)
-        .map(|p| (p.t, p.delivered))
-        .collect();
-    Some((fi, pts))
-}
-
-/// Bytes delivered by time `t` (the last sample at or before it).
-fn delivered_at(pts: &[(f64, u64)], t: f64) -> u64 {
-    pts.iter()
-        .take_while(|(s, _)| *s <= t + 1e-9)
-        .last()
-        .map_or(0, |p| p.1)
-}
-
-fn mbps(bytes: u64, secs: f64) -> f64 {
-    bytes as f64 * 8.0 / secs / 1e6
-}
-
-/// The longest time without in-order progress that overlaps
-/// `[at, at + STALL_WATCH_S)`, at the sampling resolution.
-fn stall_after(pts: &[(f64, u64)], at: f64) -> f64 {
-    let mut longest: f64 = 0.0;
-    let mut last_progress: Option<(f64, u64)> = None;
-    for &(t, d) in pts {
-        match last_progress {
-            Some((t0, d0)) if d == d0 => {
-                if t > at && t0 < at + STALL_WATCH_S {
-                    longest = longest.max(t - t0);
-                }
-            }
-            _ => last_progress = Some((t, d)),
-        }
-    }
-    longest
-}
-
-/// Throughput over one-second bins.
-fn binned(pts: &[(f64, u64)]) -> Vec<(f64, f64)> {
-    let end = pts.last().map_or(0.0, |p| p.0).floor() as u64;
-    (1..=end)
-        .map(|s| {
-            let (a, b) = (s as f64 - 1.0, s as f64);
-            (b, mbps(delivered_at(pts, b) - delivered_at(pts, a), 1.0))
-        })
-        .collect()
-}
 
 pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
     let sc = Scenario::parse("scenarios/demo.toml (embedded)", DEMO_SCENARIO)?;
@@ -135,10 +83,7 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
         let f = &r.summary.flows[fi as usize];
         let cells: Vec<String> = PHASES
             .iter()
-            .map(|&(a, b, _)| {
-                let bytes = delivered_at(&pts, b) - delivered_at(&pts, a);
-                format!("{:.2}", mbps(bytes, b - a))
-            })
+            .map(|&(a, b, _)| format!("{:.2}", rate_between(&pts, a, b)))
             .collect();
         let _ = writeln!(
             md,
@@ -149,7 +94,7 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
         );
         let cells: Vec<String> = HANDOFFS
             .iter()
-            .map(|&(at, _)| format!("{:.1}", stall_after(&pts, at)))
+            .map(|&(at, _)| format!("{:.1}", stall_after(&pts, at, STALL_WATCH_S)))
             .collect();
         let _ = writeln!(
             stalls,
@@ -245,33 +190,5 @@ fn pipe_rows(
             label: format!("{name}: {label} pipe"),
             points: pts,
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_stall_is_the_longest_flat_stretch_after_the_change() {
-        let pts = [
-            (20.0, 10),
-            (21.0, 20),
-            (22.0, 20),
-            (23.0, 20),
-            (24.0, 30),
-            (25.0, 40),
-        ];
-        assert_eq!(stall_after(&pts, 21.0), 2.0);
-        // A stall that began before the change still counts whole.
-        assert_eq!(stall_after(&pts, 21.5), 2.0);
-        assert_eq!(stall_after(&pts, 10.0), 0.0);
-        assert_eq!(stall_after(&pts, 23.0), 0.0);
-    }
-
-    #[test]
-    fn bins_are_per_second_rates() {
-        let pts = [(0.5, 0), (1.0, 125_000), (2.0, 375_000)];
-        assert_eq!(binned(&pts), vec![(1.0, 1.0), (2.0, 2.0)]);
     }
 }

@@ -7,6 +7,7 @@ mod plot;
 mod repro;
 mod run;
 mod sweep;
+mod timeseries;
 
 use std::process::ExitCode;
 
