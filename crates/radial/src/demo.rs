@@ -127,6 +127,10 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
     }
     let _ = writeln!(
         md,
+        "![Sequence progression](sequence.png)\n\n![Throughput in 1 s bins](throughput.png)\n"
+    );
+    let _ = writeln!(
+        md,
         "Files: `sequence.png`/`.svg` (in-order bytes against time; R²CP's pipes too), \
          `throughput.png`/`.svg` (1 s bins), `results.csv` (one row per flow and run).\n\
          Reproduce one run: `radial run scenarios/demo.toml --set protocol=r2cp --set n_multi=1 --set n_single=0`."

@@ -42,13 +42,15 @@ pub struct Figure<'a> {
     pub series: &'a [Series],
 }
 
-const COLORS: [RGBColor; 6] = [
+const COLORS: [RGBColor; 8] = [
     RGBColor(0, 90, 181),
     RGBColor(220, 50, 32),
     RGBColor(0, 150, 80),
     RGBColor(150, 60, 170),
     RGBColor(230, 140, 0),
     RGBColor(60, 60, 60),
+    RGBColor(0, 170, 190),
+    RGBColor(140, 90, 40),
 ];
 
 /// Writes `stem.png` and `stem.svg`.
