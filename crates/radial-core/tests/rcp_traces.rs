@@ -838,6 +838,32 @@ fn sender_recovers_a_lost_pull_from_the_blocks_of_a_later_req() {
 }
 
 #[test]
+fn a_pull_ahead_of_the_application_waits_for_its_data_whole() {
+    // The sender holds 2000 bytes. A pull for segment 2 (not written yet) is
+    // served once the application writes it, in one piece; a pull past the
+    // end of a closed stream gets what there is.
+    let mut tx = Tx::established(config(RcpVariant::Rcp), 2 * MSS as usize);
+    let d = tx.req(0, 0, 1, RcpFlags::PUL, &[(2 * MSS, 3 * MSS, 1)]);
+    assert!(d.is_empty(), "nothing to send yet: {d:?}");
+    // Half of it: still nothing (a segment is never cut in two).
+    assert_eq!(tx.ep.write(&pattern(2 * MSS, 500)), 500);
+    assert!(tx.poll().is_empty());
+    assert_eq!(tx.ep.write(&pattern(2500, 1000)), 1000);
+    let d = tx.poll();
+    assert_eq!(d.len(), 1, "{d:?}");
+    check_data(&d[0], ISN, 2 * MSS, MSS, 3500, 1);
+    assert_eq!(d[0].payload, pattern(2 * MSS, MSS as usize));
+    // A pull for [3000, 4000) while 3500 are written, then the stream ends.
+    let d = tx.req(0, 0, 2, RcpFlags::PUL, &[(3 * MSS, 4 * MSS, 2)]);
+    assert!(d.is_empty(), "{d:?}");
+    tx.ep.close();
+    let d = tx.poll();
+    assert_eq!(data_offsets(ISN, &d), vec![3 * MSS]);
+    assert_eq!(d[0].payload.len(), 500);
+    assert!(d[0].h.flags.contains(RcpFlags::FIN));
+}
+
+#[test]
 fn seg_deq_purges_the_send_buffer() {
     let mut tx = Tx::established(config(RcpVariant::Rcp), 100_000);
     let d = tx.req(4 * MSS, 0, 0, RcpFlags::default(), &[]);

@@ -229,6 +229,16 @@ impl R2cpReceiver {
             // held already (§4.4.2) and answers with what it has.
             let deq = self.buffer.next();
             self.pipes[i].probe(deq);
+            if self.established {
+                // Joining a transfer under way: its sender serves the same
+                // content, so the pipe asks at once, right behind the PROBE,
+                // for what the buffer can take (the sender serves a pull once
+                // its application, seeking to SEG.DEQ, has written it). Its
+                // first data thus comes one round trip after the handshake.
+                let end = self.buffer_end();
+                let p = &mut self.pipes[i];
+                p.avail = p.avail.max(end);
+            }
             if !self.established {
                 // §4.3.2: established when the first pipe is.
                 self.established = true;

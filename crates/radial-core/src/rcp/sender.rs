@@ -10,6 +10,10 @@ use crate::stream::SendBuffer;
 use crate::time::Instant;
 use crate::wire::rcp::{RcpFlags, RcpHeader, MAX_BLOCKS};
 
+/// Most pulls that wait for the application at once (the oldest give way):
+/// a receiver asking far ahead cannot make the sender hold unbounded state.
+const MAX_WAITING: usize = 256;
+
 /// Connection state of either RCP side (§3.3.2, as TCP's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum State {
@@ -53,6 +57,9 @@ pub struct RcpSender {
     served: [u32; MAX_BLOCKS],
     /// Highest pull id answered.
     max_served: u32,
+    /// Pulled ranges the application has not written yet, served as it
+    /// writes them (offset, end, pull id), oldest first.
+    waiting: VecDeque<(u64, u64, u32)>,
     /// Retransmission of the SYN or SYN+ACK.
     handshake_deadline: Option<Instant>,
     rtt: RttEstimator,
@@ -74,6 +81,7 @@ impl RcpSender {
             snd_nxt: 0,
             served: [0; MAX_BLOCKS],
             max_served: 0,
+            waiting: VecDeque::new(),
             handshake_deadline: None,
             rtt: RttEstimator::new(config.rtt),
             out: VecDeque::new(),
@@ -108,6 +116,33 @@ impl RcpSender {
         }
     }
 
+    /// Serves a pull whole once the application has written all of it. A
+    /// pull may run ahead of the application: a pipe joining a transfer
+    /// midway asks at once, in the round trip in which its PROBE makes this
+    /// sender skip to SEG.DEQ and the application seek there (R²CP §4.4.2),
+    /// and a receiver may ask an application-limited sender for data about
+    /// to be written (RCP §5.2.2). It is never cut in two (the receiver
+    /// counts a segment as arrived with its first datagram); at the end of a
+    /// closed stream what is left is sent.
+    fn serve_pull(&mut self, start: u64, end: u64, pull_id: u32) {
+        if end <= self.buffer.end() || self.buffer.is_closed() {
+            self.send_range(start, end, pull_id);
+        } else {
+            if self.waiting.len() == MAX_WAITING {
+                self.waiting.pop_front();
+            }
+            self.waiting.push_back((start, end, pull_id));
+        }
+    }
+
+    /// Serves the waiting pulls the application's writes completed.
+    fn serve_waiting(&mut self) {
+        let waiting = std::mem::take(&mut self.waiting);
+        for (start, end, id) in waiting {
+            self.serve_pull(start, end, id);
+        }
+    }
+
     fn on_request(&mut self, h: &RcpHeader) {
         let deq = self.config.offset_of(h.deq, self.buffer.base());
         // §3.3.4: SEG.DEQ lets the sender purge what arrived in order.
@@ -133,7 +168,7 @@ impl RcpSender {
         for b in pulls {
             let s = self.config.offset_of(b.start, deq);
             let e = self.config.offset_of(b.end, deq);
-            self.send_range(s, e, b.id);
+            self.serve_pull(s, e, b.id);
             self.served.rotate_right(1);
             self.served[0] = b.id;
             self.max_served = self.max_served.max(b.id);
@@ -259,7 +294,11 @@ impl Endpoint for RcpSender {
     }
 
     fn write(&mut self, data: &[u8]) -> usize {
-        self.buffer.write(data)
+        let n = self.buffer.write(data);
+        if n > 0 && !self.waiting.is_empty() {
+            self.serve_waiting();
+        }
+        n
     }
 
     fn send_capacity(&self) -> usize {
@@ -271,6 +310,8 @@ impl Endpoint for RcpSender {
 
     fn close(&mut self) {
         self.buffer.close();
+        // What waits is past the data: it goes out as far as there is any.
+        self.serve_waiting();
     }
 
     fn read(&mut self, _buf: &mut [u8]) -> usize {
