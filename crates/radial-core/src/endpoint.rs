@@ -69,9 +69,10 @@ pub enum HostEvent {
         path: PathId,
     },
     /// Hand the connection over from one path to another (make-before-break,
-    /// R²CP §4.4.1): `from` is retired, as by [`HostEvent::PathClose`], once
-    /// the pipe on `to` has left slow start or its window alone is as large
-    /// as `from`'s.
+    /// R²CP §4.4.1): the pipe on `to` has first claim on the receive buffer,
+    /// and `from` is retired, as by [`HostEvent::PathClose`], once `to`'s
+    /// pipe has left slow start or its window alone holds what both have in
+    /// flight.
     PathHandoff {
         /// The path to retire.
         from: PathId,

@@ -385,12 +385,13 @@ fn each_pipe_runs_the_controller_of_its_interface() {
 
 #[test]
 fn handing_over_when_the_new_pipe_is_ready() {
-    // The same overlap, but pipe 1 is retired once pipe 2's window no longer
-    // limits it (R²CP §4.4.1's "close the old pipe once the new one leaves
-    // slow start"). Here the 32-segment buffer, held by pipe 1, is what keeps
-    // pipe 2 small, so pipe 2 is ready as soon as it is frozen for buffer
-    // with room in its window: pipe 1 goes well before the fixed 30 s, and
-    // the disruption is no worse.
+    // The same overlap, but pipe 1 is retired once pipe 2 can take over
+    // (R²CP §4.4.1's "close the old pipe once the new one leaves slow
+    // start", or its window alone holds what both have in flight). Pipe 2,
+    // as the pipe taking over, gets the buffer space pipe 1's arrivals free
+    // first, so its window opens although pipe 1 held the whole 32-segment
+    // buffer: pipe 1 goes well before the fixed 30 s, and the disruption is
+    // no worse.
     let c = handoff_case();
     let text = scenario(&c).replace(", close = \"30000ms\"", ", retire = \"when-next-ready\"");
     assert!(text.contains("when-next-ready"));

@@ -164,7 +164,17 @@ impl R2cpReceiver {
         };
         let deq = self.buffer.next();
         let buffer_end = self.buffer_end();
-        for i in 0..self.pipes.len() {
+        // A pipe taking over in a handoff asks first, so the buffer space
+        // the old pipe's arrivals free goes to it and its window opens
+        // while the old pipe still delivers (§4.4.1).
+        let mut order: Vec<usize> = (0..self.pipes.len()).collect();
+        order.sort_by_key(|&i| {
+            !self
+                .handoffs
+                .iter()
+                .any(|&(_, to)| to == self.pipes[i].path)
+        });
+        for i in order {
             while self.pipes[i].can_request() {
                 let p = &self.pipes[i];
                 if self.tokens.as_ref().is_some_and(|t| !t.allows(p.path)) {
@@ -199,9 +209,6 @@ impl R2cpReceiver {
                     Pick::Freeze => {
                         let p = &mut self.pipes[i];
                         p.frozen = true;
-                        // The sender has the data: the receive buffer, not
-                        // the window, holds the pipe back.
-                        p.buffer_limited = p.avail >= buffer_end;
                         // Frozen with nothing outstanding for want of the
                         // sender's data: probe it (§5.2.2), or nothing would
                         // ever tell us it has more.
@@ -330,7 +337,7 @@ impl R2cpReceiver {
                 let old = pipes.iter().find(|p| p.path == *from);
                 let new = pipes.iter().find(|p| p.path == *to);
                 match (old, new) {
-                    (Some(o), Some(n)) => n.ready_to_take_over(o.cwnd()),
+                    (Some(o), Some(n)) => n.ready_to_take_over(o.in_flight()),
                     // The old pipe is gone already.
                     (None, _) => true,
                     (Some(_), None) => false,

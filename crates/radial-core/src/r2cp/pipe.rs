@@ -80,9 +80,6 @@ pub struct Pipe {
     recent_pulls: VecDeque<PullBlock>,
     /// `active` (§4.3.1): frozen for lack of receive buffer until resumed.
     pub frozen: bool,
-    /// The last time the pipe asked, the receive buffer (not its window,
-    /// nor its sender's data) was what it lacked; cleared by its next request.
-    pub buffer_limited: bool,
     /// Retiring: no new requests; closed once nothing is outstanding.
     pub draining: bool,
     /// One past the last byte the sender has (global), as it advertises.
@@ -122,7 +119,6 @@ impl Pipe {
             deq: 0,
             recent_pulls: VecDeque::new(),
             frozen: false,
-            buffer_limited: false,
             draining: false,
             avail: 0,
             fin: None,
@@ -139,16 +135,13 @@ impl Pipe {
         self.config.conn_id
     }
 
-    /// True once the pipe is established and its window no longer limits
-    /// it: it left slow start, or its window reached `cwnd` (the window of
-    /// the pipe it would take over from), or it is frozen by the receive
-    /// buffer (its sender has the data) with room left in its window.
-    pub fn ready_to_take_over(&self, cwnd: u64) -> bool {
+    /// True once the pipe can take over from a pipe with `old_in_flight`
+    /// bytes outstanding: it is established and it left slow start, or its
+    /// window alone holds what both pipes have in flight now.
+    pub fn ready_to_take_over(&self, old_in_flight: u64) -> bool {
         let w = self.cc.window();
         self.state == PipeState::Established
-            && (w.cwnd >= w.ssthresh
-                || w.cwnd >= cwnd
-                || (self.buffer_limited && self.in_flight + self.config.mss <= w.cwnd))
+            && (w.cwnd >= w.ssthresh || w.cwnd >= old_in_flight + self.in_flight)
     }
 
     /// True from a retransmission timeout until data arrives again: the
@@ -214,7 +207,6 @@ impl Pipe {
     /// too, so the sender sends nothing in cumulative mode).
     pub fn request(&mut self, now: Instant, start: u64, end: u64, deq: u64) {
         self.fast_retransmit = false;
-        self.buffer_limited = false;
         self.persist_deadline = None;
         self.deq = deq;
         let local = self.next_local;
