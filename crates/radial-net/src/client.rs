@@ -1,0 +1,396 @@
+//! `radial get`: downloads a file with one R²CP pipe per local address
+//! (R²CP §4.2), checks it against the SHA-256 the server announced, and
+//! reports per pipe. Paths can be dropped and added while the transfer runs
+//! ([`Control`]), which drives handoffs.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, TryRecvError};
+
+use mio::net::UdpSocket;
+use mio::{Events, Interest, Poll, Token};
+use radial_core::r2cp::R2cpReceiver;
+use radial_core::{AppEvent, Endpoint, HostEvent, PathId};
+use sha2::{Digest, Sha256};
+
+use crate::clock::Clock;
+use crate::config::r2cp_config;
+use crate::session::{is_session, Message};
+
+/// How long the client waits for an answer to its GET, per try.
+const GET_RETRY: std::time::Duration = std::time::Duration::from_millis(300);
+/// Tries of the GET.
+const GET_TRIES: u32 = 10;
+/// How long the transfer may make no progress before it is given up.
+const STALL: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// What to fetch, from where, through which local addresses.
+#[derive(Clone, Debug)]
+pub struct GetConfig {
+    /// The server.
+    pub server: SocketAddr,
+    /// The file's path on the server.
+    pub path: String,
+    /// One pipe per local address (port 0 picks a free port).
+    pub vias: Vec<SocketAddr>,
+    /// Where to write the file.
+    pub out: PathBuf,
+}
+
+/// A change to the paths while the transfer runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// The local address of pipe `i` (its index in `vias`) is gone: the pipe
+    /// is deleted and what it had outstanding is requested elsewhere.
+    Drop(usize),
+    /// Open pipe `i` again (its address is back), from a new socket.
+    Add(usize),
+}
+
+/// Progress, reported about ten times a second.
+#[derive(Clone, Debug)]
+pub struct Progress {
+    /// Bytes delivered in order so far.
+    pub delivered: u64,
+    /// File size.
+    pub size: u64,
+    /// Seconds since the GET.
+    pub elapsed_s: f64,
+}
+
+/// One pipe's share.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipeSummary {
+    /// The local address it used.
+    pub via: SocketAddr,
+    /// New bytes it brought.
+    pub bytes: u64,
+}
+
+/// The result of a download.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// File size.
+    pub bytes: u64,
+    /// Seconds from the GET to the last byte.
+    pub seconds: f64,
+    /// The SHA-256 the server announced, which the file matched.
+    pub sha256: [u8; 32],
+    /// Per pipe, in the order opened.
+    pub pipes: Vec<PipeSummary>,
+    /// Segments requested again.
+    pub re_requests: u64,
+    /// Bytes that arrived twice.
+    pub duplicate_bytes: u64,
+}
+
+impl Summary {
+    /// Goodput in Mbit/s.
+    pub fn mbps(&self) -> f64 {
+        self.bytes as f64 * 8.0 / self.seconds.max(1e-9) / 1e6
+    }
+}
+
+/// Why a download failed.
+#[derive(Debug)]
+pub enum GetError {
+    /// A socket or the output file failed.
+    Io(io::Error),
+    /// The server refused (its message).
+    Refused(String),
+    /// No answer to the GET.
+    NoAnswer(SocketAddr),
+    /// No progress for [`STALL`].
+    Stalled {
+        /// Bytes delivered by then.
+        delivered: u64,
+    },
+    /// The file's SHA-256 differs from the server's.
+    Corrupt,
+}
+
+impl std::fmt::Display for GetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GetError::Io(e) => write!(f, "{e}"),
+            GetError::Refused(m) => write!(f, "the server refused: {m}"),
+            GetError::NoAnswer(a) => write!(f, "no answer from {a}"),
+            GetError::Stalled { delivered } => {
+                write!(
+                    f,
+                    "no progress for {} s after {delivered} bytes",
+                    STALL.as_secs()
+                )
+            }
+            GetError::Corrupt => write!(f, "the file does not match the server's SHA-256"),
+        }
+    }
+}
+
+impl std::error::Error for GetError {}
+
+impl From<io::Error> for GetError {
+    fn from(e: io::Error) -> Self {
+        GetError::Io(e)
+    }
+}
+
+/// A fresh random connection number (never 0).
+fn random_conn() -> u16 {
+    let mut b = [0u8; 2];
+    let _ = getrandom::fill(&mut b);
+    u16::from_be_bytes(b).max(1)
+}
+
+fn bind(via: SocketAddr, poll: &Poll, token: usize) -> io::Result<UdpSocket> {
+    let mut s = UdpSocket::bind(via)?;
+    poll.registry()
+        .register(&mut s, Token(token), Interest::READABLE)?;
+    Ok(s)
+}
+
+/// Asks `server` for `path` over `sock` until it answers.
+fn get_offer(
+    sock: &UdpSocket,
+    poll: &mut Poll,
+    server: SocketAddr,
+    conn: u16,
+    path: &str,
+) -> Result<(u64, [u8; 32]), GetError> {
+    let mut req = Vec::new();
+    Message::Get {
+        conn,
+        path: path.to_string(),
+    }
+    .emit(&mut req);
+    let mut events = Events::with_capacity(8);
+    let mut buf = [0u8; 2048];
+    for _ in 0..GET_TRIES {
+        sock.send_to(&req, server)?;
+        let deadline = std::time::Instant::now() + GET_RETRY;
+        while let Some(wait) = deadline.checked_duration_since(std::time::Instant::now()) {
+            poll.poll(&mut events, Some(wait))?;
+            loop {
+                let (n, from) = match sock.recv_from(&mut buf) {
+                    Ok(x) => x,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    Err(e) => return Err(e.into()),
+                };
+                if from != server || !is_session(&buf[..n]) {
+                    continue;
+                }
+                match Message::parse(&buf[..n]) {
+                    Ok(Message::Offer {
+                        conn: c,
+                        size,
+                        sha256,
+                    }) if c == conn => return Ok((size, sha256)),
+                    Ok(Message::Error {
+                        conn: c, message, ..
+                    }) if c == conn => return Err(GetError::Refused(message)),
+                    _ => {}
+                }
+            }
+        }
+    }
+    Err(GetError::NoAnswer(server))
+}
+
+/// One path: a socket bound to a local address, to the server.
+struct PathSock {
+    via: SocketAddr,
+    sock: Option<UdpSocket>,
+}
+
+/// Downloads `cfg.path` from `cfg.server`, calling `progress` as it goes
+/// and applying `control` messages as they come.
+pub fn get(
+    cfg: &GetConfig,
+    control: Option<&Receiver<Control>>,
+    mut progress: impl FnMut(&Progress),
+) -> Result<Summary, GetError> {
+    assert!(!cfg.vias.is_empty(), "at least one local address");
+    let clock = Clock::new();
+    let mut poll = Poll::new()?;
+    let conn = random_conn();
+    let first = bind(cfg.vias[0], &poll, 0)?;
+    let (size, sha256) = get_offer(&first, &mut poll, cfg.server, conn, &cfg.path)?;
+
+    let mut paths: Vec<PathSock> = vec![PathSock {
+        via: cfg.vias[0],
+        sock: Some(first),
+    }];
+    for (i, v) in cfg.vias.iter().enumerate().skip(1) {
+        paths.push(PathSock {
+            via: *v,
+            sock: Some(bind(*v, &poll, i)?),
+        });
+    }
+    let mut rx = R2cpReceiver::new(r2cp_config(conn));
+    let now = clock.now();
+    for i in 0..paths.len() {
+        rx.handle_event(
+            now,
+            HostEvent::PathUp {
+                path: PathId(i as u16),
+                controller: None,
+            },
+        );
+    }
+    let mut out = BufWriter::with_capacity(1 << 20, File::create(&cfg.out)?);
+    let mut hasher = Sha256::new();
+    let mut delivered = 0u64;
+    let mut read_buf = vec![0u8; 1 << 16];
+    let mut data = [0u8; 65536];
+    let mut events = Events::with_capacity(256);
+    let mut last_progress = std::time::Instant::now();
+    let mut last_report = std::time::Instant::now();
+    let mut done = size == 0;
+    while !done {
+        if let Some(c) = control {
+            loop {
+                match c.try_recv() {
+                    Ok(Control::Drop(i)) if i < paths.len() => {
+                        if let Some(mut s) = paths[i].sock.take() {
+                            let _ = poll.registry().deregister(&mut s);
+                        }
+                        rx.handle_event(
+                            clock.now(),
+                            HostEvent::PathDown {
+                                path: PathId(i as u16),
+                            },
+                        );
+                    }
+                    Ok(Control::Add(i)) if i < paths.len() && paths[i].sock.is_none() => {
+                        // A new pipe needs a path id of its own.
+                        let id = paths.len();
+                        let via = paths[i].via;
+                        paths.push(PathSock {
+                            via,
+                            sock: Some(bind(via, &poll, id)?),
+                        });
+                        rx.handle_event(
+                            clock.now(),
+                            HostEvent::PathUp {
+                                path: PathId(id as u16),
+                                controller: None,
+                            },
+                        );
+                    }
+                    Ok(_) => {}
+                    Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
+                }
+            }
+        }
+        let wait = rx
+            .poll_timeout()
+            .map_or(std::time::Duration::from_millis(100), |t| {
+                clock.until(t).min(std::time::Duration::from_millis(100))
+            });
+        match poll.poll(&mut events, Some(wait)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e.into()),
+        }
+        for ev in &events {
+            let i = ev.token().0;
+            let Some(sock) = paths.get(i).and_then(|p| p.sock.as_ref()) else {
+                continue;
+            };
+            loop {
+                let (n, from) = match sock.recv_from(&mut data) {
+                    Ok(x) => x,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    Err(_) => break,
+                };
+                if from != cfg.server || is_session(&data[..n]) {
+                    continue;
+                }
+                rx.handle_datagram(clock.now(), PathId(i as u16), &data[..n]);
+            }
+        }
+        let now = clock.now();
+        if rx.poll_timeout().is_some_and(|t| t <= now) {
+            rx.handle_timeout(now);
+        }
+        loop {
+            let n = rx.read(&mut read_buf);
+            if n == 0 {
+                break;
+            }
+            out.write_all(&read_buf[..n])?;
+            hasher.update(&read_buf[..n]);
+            delivered += n as u64;
+            last_progress = std::time::Instant::now();
+        }
+        while let Some(ev) = rx.poll_app_event() {
+            if ev == AppEvent::Closed {
+                done = true;
+            }
+        }
+        done |= delivered >= size;
+        flush(&mut rx, &paths, cfg.server, &clock);
+        if last_report.elapsed() >= std::time::Duration::from_millis(100) || done {
+            last_report = std::time::Instant::now();
+            progress(&Progress {
+                delivered,
+                size,
+                elapsed_s: clock.now().as_secs_f64(),
+            });
+        }
+        if last_progress.elapsed() > STALL {
+            return Err(GetError::Stalled { delivered });
+        }
+    }
+    let seconds = clock.now().as_secs_f64();
+    out.flush()?;
+    // The FIN requests the engine queued for every pipe on completion.
+    flush(&mut rx, &paths, cfg.server, &clock);
+    let got: [u8; 32] = hasher.finalize().into();
+    if got != sha256 {
+        return Err(GetError::Corrupt);
+    }
+    let stats = rx.stats();
+    let pipes = rx
+        .path_stats()
+        .iter()
+        .map(|p| PipeSummary {
+            via: paths[p.path.0 as usize].via,
+            bytes: p.delivered,
+        })
+        .collect();
+    Ok(Summary {
+        bytes: delivered,
+        seconds,
+        sha256,
+        pipes,
+        re_requests: stats.retransmits,
+        duplicate_bytes: stats.duplicate_bytes,
+    })
+}
+
+/// Sends what the receiver has to send, each datagram on its path's socket.
+fn flush(rx: &mut R2cpReceiver, paths: &[PathSock], server: SocketAddr, clock: &Clock) {
+    let mut d = Vec::with_capacity(128);
+    let now = clock.now();
+    while let Some(p) = rx.poll_transmit(now, &mut d) {
+        if let Some(s) = paths.get(p.0 as usize).and_then(|p| p.sock.as_ref()) {
+            // A full socket buffer loses the request, as a network would.
+            let _ = s.send_to(&d, server);
+        }
+    }
+}
+
+/// Hex form of a digest.
+pub fn hex(d: &[u8]) -> String {
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The file name a download of `path` gets by default.
+pub fn default_out(path: &str) -> PathBuf {
+    Path::new(path)
+        .file_name()
+        .map_or_else(|| PathBuf::from("download"), PathBuf::from)
+}

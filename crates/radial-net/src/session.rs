@@ -1,0 +1,324 @@
+//! The file service's session messages (wire type 2, `docs/wire.md`): a
+//! client asks for a file by path, the server answers with the connection
+//! the RCP pipes will use and what the file is (size and SHA-256), or with
+//! an error. Parsing never panics and names the field it rejects.
+
+use std::fmt;
+
+/// Why a datagram is not a valid session message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WireError {
+    /// The datagram ends inside this field.
+    Truncated {
+        /// The field's name as in `docs/wire.md`.
+        field: &'static str,
+    },
+    /// This field holds a value the format forbids.
+    Invalid {
+        /// The field's name as in `docs/wire.md`.
+        field: &'static str,
+    },
+}
+
+impl fmt::Display for WireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WireError::Truncated { field } => write!(f, "session message truncated in `{field}`"),
+            WireError::Invalid { field } => write!(f, "session message: bad `{field}`"),
+        }
+    }
+}
+
+impl std::error::Error for WireError {}
+
+/// Wire type of session messages (the low nibble of the first byte).
+pub const SESSION_TYPE: u8 = 2;
+/// Wire format version (the high nibble of the first byte).
+pub const VERSION: u8 = 1;
+/// Longest path a client may ask for, in bytes.
+pub const MAX_PATH: usize = 1024;
+/// Longest error text.
+pub const MAX_MESSAGE: usize = 512;
+
+/// Why a server refuses a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    /// No such file under the server's root (or outside it).
+    NotFound = 1,
+    /// The connection id is in use by another client: pick another.
+    Busy = 2,
+    /// The file could not be read.
+    Unreadable = 3,
+}
+
+impl ErrorCode {
+    fn from_u8(v: u8) -> Option<Self> {
+        match v {
+            1 => Some(ErrorCode::NotFound),
+            2 => Some(ErrorCode::Busy),
+            3 => Some(ErrorCode::Unreadable),
+            _ => None,
+        }
+    }
+}
+
+/// One session message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Message {
+    /// Client → server: serve `path` on connection `conn` (the low 16 bits
+    /// of every pipe's RCP connection id; the client picks it at random).
+    Get {
+        /// Connection number.
+        conn: u16,
+        /// Path below the server's root, `/`-separated.
+        path: String,
+    },
+    /// Server → client: the file is there; open pipes on `conn`.
+    Offer {
+        /// Connection number, as asked.
+        conn: u16,
+        /// File size in bytes.
+        size: u64,
+        /// SHA-256 of the file's contents.
+        sha256: [u8; 32],
+    },
+    /// Server → client: refused.
+    Error {
+        /// Connection number, as asked.
+        conn: u16,
+        /// Why.
+        code: ErrorCode,
+        /// Human-readable detail.
+        message: String,
+    },
+}
+
+const GET: u8 = 1;
+const OFFER: u8 = 2;
+const ERROR: u8 = 3;
+
+/// True when `datagram` claims to be a session message (its first byte);
+/// it may still fail to parse.
+pub fn is_session(datagram: &[u8]) -> bool {
+    datagram.first() == Some(&(VERSION << 4 | SESSION_TYPE))
+}
+
+fn take<'a>(b: &mut &'a [u8], n: usize, field: &'static str) -> Result<&'a [u8], WireError> {
+    if b.len() < n {
+        return Err(WireError::Truncated { field });
+    }
+    let (head, rest) = b.split_at(n);
+    *b = rest;
+    Ok(head)
+}
+
+fn u16_of(b: &mut &[u8], field: &'static str) -> Result<u16, WireError> {
+    let s = take(b, 2, field)?;
+    Ok(u16::from_be_bytes([s[0], s[1]]))
+}
+
+fn text(b: &mut &[u8], max: usize, field: &'static str) -> Result<String, WireError> {
+    let n = usize::from(u16_of(b, field)?);
+    if n > max {
+        return Err(WireError::Invalid { field });
+    }
+    let s = take(b, n, field)?;
+    String::from_utf8(s.to_vec()).map_err(|_| WireError::Invalid { field })
+}
+
+impl Message {
+    /// The connection number the message is about.
+    pub fn conn(&self) -> u16 {
+        match self {
+            Message::Get { conn, .. }
+            | Message::Offer { conn, .. }
+            | Message::Error { conn, .. } => *conn,
+        }
+    }
+
+    /// Decodes a session message.
+    pub fn parse(mut b: &[u8]) -> Result<Message, WireError> {
+        let first = take(&mut b, 1, "version")?[0];
+        if first >> 4 != VERSION {
+            return Err(WireError::Invalid { field: "version" });
+        }
+        if first & 0x0f != SESSION_TYPE {
+            return Err(WireError::Invalid { field: "type" });
+        }
+        let kind = take(&mut b, 1, "kind")?[0];
+        let conn = u16_of(&mut b, "conn")?;
+        let m = match kind {
+            GET => Message::Get {
+                conn,
+                path: text(&mut b, MAX_PATH, "path")?,
+            },
+            OFFER => {
+                let s = take(&mut b, 8, "size")?;
+                let size = u64::from_be_bytes(s.try_into().expect("8 bytes"));
+                let h = take(&mut b, 32, "sha256")?;
+                Message::Offer {
+                    conn,
+                    size,
+                    sha256: h.try_into().expect("32 bytes"),
+                }
+            }
+            ERROR => {
+                let c = take(&mut b, 1, "code")?[0];
+                let code = ErrorCode::from_u8(c).ok_or(WireError::Invalid { field: "code" })?;
+                Message::Error {
+                    conn,
+                    code,
+                    message: text(&mut b, MAX_MESSAGE, "message")?,
+                }
+            }
+            _ => return Err(WireError::Invalid { field: "kind" }),
+        };
+        if !b.is_empty() {
+            return Err(WireError::Invalid { field: "length" });
+        }
+        Ok(m)
+    }
+
+    /// Appends the encoding to `buf`. Texts longer than the limits are cut
+    /// (at a character boundary).
+    pub fn emit(&self, buf: &mut Vec<u8>) {
+        buf.push(VERSION << 4 | SESSION_TYPE);
+        let kind = match self {
+            Message::Get { .. } => GET,
+            Message::Offer { .. } => OFFER,
+            Message::Error { .. } => ERROR,
+        };
+        buf.push(kind);
+        buf.extend_from_slice(&self.conn().to_be_bytes());
+        let put_text = |buf: &mut Vec<u8>, s: &str, max: usize| {
+            let mut n = s.len().min(max);
+            while !s.is_char_boundary(n) {
+                n -= 1;
+            }
+            buf.extend_from_slice(&(n as u16).to_be_bytes());
+            buf.extend_from_slice(&s.as_bytes()[..n]);
+        };
+        match self {
+            Message::Get { path, .. } => put_text(buf, path, MAX_PATH),
+            Message::Offer { size, sha256, .. } => {
+                buf.extend_from_slice(&size.to_be_bytes());
+                buf.extend_from_slice(sha256);
+            }
+            Message::Error { code, message, .. } => {
+                buf.push(*code as u8);
+                put_text(buf, message, MAX_MESSAGE);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(m: Message) {
+        let mut b = Vec::new();
+        m.emit(&mut b);
+        assert!(is_session(&b));
+        assert_eq!(Message::parse(&b), Ok(m));
+    }
+
+    #[test]
+    fn messages_round_trip() {
+        round_trip(Message::Get {
+            conn: 7,
+            path: "dir/ü.bin".into(),
+        });
+        round_trip(Message::Offer {
+            conn: 65535,
+            size: 1 << 40,
+            sha256: [9; 32],
+        });
+        round_trip(Message::Error {
+            conn: 1,
+            code: ErrorCode::NotFound,
+            message: "no such file".into(),
+        });
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let mut b = Vec::new();
+        Message::Get {
+            conn: 1,
+            path: "abc".into(),
+        }
+        .emit(&mut b);
+        assert_eq!(
+            Message::parse(&b[..b.len() - 1]),
+            Err(WireError::Truncated { field: "path" })
+        );
+        let mut extra = b.clone();
+        extra.push(0);
+        assert_eq!(
+            Message::parse(&extra),
+            Err(WireError::Invalid { field: "length" })
+        );
+        let mut kind = b.clone();
+        kind[1] = 9;
+        assert_eq!(
+            Message::parse(&kind),
+            Err(WireError::Invalid { field: "kind" })
+        );
+        let mut ty = b;
+        ty[0] = VERSION << 4 | 1;
+        assert_eq!(
+            Message::parse(&ty),
+            Err(WireError::Invalid { field: "type" })
+        );
+    }
+
+    #[test]
+    fn a_long_path_is_cut_on_a_character_boundary() {
+        let path = "é".repeat(MAX_PATH);
+        let mut b = Vec::new();
+        Message::Get { conn: 1, path }.emit(&mut b);
+        let Ok(Message::Get { path, .. }) = Message::parse(&b) else {
+            panic!("parses");
+        };
+        assert!(path.len() <= MAX_PATH && path.chars().all(|c| c == 'é'));
+    }
+
+    #[test]
+    fn parse_never_panics() {
+        // Every prefix and single-byte change of valid messages.
+        let mut samples = Vec::new();
+        for m in [
+            Message::Get {
+                conn: 3,
+                path: "a/b".into(),
+            },
+            Message::Offer {
+                conn: 3,
+                size: 5,
+                sha256: [1; 32],
+            },
+            Message::Error {
+                conn: 3,
+                code: ErrorCode::Busy,
+                message: "x".into(),
+            },
+        ] {
+            let mut b = Vec::new();
+            m.emit(&mut b);
+            samples.push(b);
+        }
+        for s in samples {
+            for n in 0..=s.len() {
+                let _ = Message::parse(&s[..n]);
+            }
+            for i in 0..s.len() {
+                for v in [0u8, 1, 0x7f, 0xff] {
+                    let mut t = s.clone();
+                    t[i] = v;
+                    let _ = Message::parse(&t);
+                }
+            }
+        }
+    }
+}

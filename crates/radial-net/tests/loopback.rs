@@ -1,0 +1,116 @@
+//! Real files over real UDP sockets on loopback: a server thread, a client
+//! with one pipe per local address, SHA-256 checked end to end.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread;
+
+use radial_net::{get, hash_file, Control, GetConfig, Server};
+
+struct Fixture {
+    dir: PathBuf,
+    server: SocketAddr,
+    stop: Arc<AtomicBool>,
+    handle: Option<thread::JoinHandle<()>>,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A server on 127.0.0.1 serving one file `data.bin` of `size` bytes.
+fn serve(name: &str, size: usize) -> Fixture {
+    let dir = std::env::temp_dir().join(format!("radial-net-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("root")).unwrap();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let data: Vec<u8> = (0..size)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    std::fs::write(dir.join("root/data.bin"), &data).unwrap();
+    let mut server = Server::bind(&dir.join("root"), &["127.0.0.1:0".parse().unwrap()]).unwrap();
+    let addr = server.local_addrs()[0];
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let handle = thread::spawn(move || server.run(&s).unwrap());
+    Fixture {
+        dir,
+        server: addr,
+        stop,
+        handle: Some(handle),
+    }
+}
+
+fn config(f: &Fixture, vias: &[&str]) -> GetConfig {
+    GetConfig {
+        server: f.server,
+        path: "data.bin".into(),
+        vias: vias.iter().map(|v| v.parse().unwrap()).collect(),
+        out: f.dir.join("out.bin"),
+    }
+}
+
+#[test]
+fn a_file_arrives_intact_over_two_local_addresses() {
+    let f = serve("two", 20_000_000);
+    let cfg = config(&f, &["127.0.0.1:0", "127.0.0.2:0"]);
+    let s = get(&cfg, None, |_| {}).unwrap();
+    assert_eq!(s.bytes, 20_000_000);
+    assert_eq!(
+        hash_file(&cfg.out).unwrap(),
+        hash_file(&f.dir.join("root/data.bin")).unwrap()
+    );
+    assert_eq!(s.pipes.len(), 2);
+    assert!(
+        s.pipes.iter().all(|p| p.bytes > 0),
+        "both pipes carried data: {:?}",
+        s.pipes
+    );
+    assert_eq!(s.pipes.iter().map(|p| p.bytes).sum::<u64>(), 20_000_000);
+}
+
+#[test]
+fn losing_an_address_mid_transfer_hands_off_to_the_other() {
+    let f = serve("handoff", 20_000_000);
+    let cfg = config(&f, &["127.0.0.1:0", "127.0.0.3:0"]);
+    let (tx, rx) = mpsc::channel();
+    let mut sent = false;
+    let s = get(&cfg, Some(&rx), |p| {
+        if !sent && p.delivered > 5_000_000 {
+            tx.send(Control::Drop(0)).unwrap();
+            sent = true;
+        }
+    })
+    .unwrap();
+    assert!(sent);
+    assert_eq!(
+        hash_file(&cfg.out).unwrap(),
+        hash_file(&f.dir.join("root/data.bin")).unwrap()
+    );
+    assert!(s.pipes[1].bytes > 10_000_000, "{:?}", s.pipes);
+}
+
+#[test]
+fn a_missing_file_is_refused_with_its_name() {
+    let f = serve("missing", 10);
+    let mut cfg = config(&f, &["127.0.0.1:0"]);
+    cfg.path = "nope.bin".into();
+    let e = get(&cfg, None, |_| {}).unwrap_err().to_string();
+    assert!(e.contains("nope.bin"), "{e}");
+    cfg.path = "../etc/passwd".into();
+    let e = get(&cfg, None, |_| {}).unwrap_err().to_string();
+    assert!(e.contains("not below the root"), "{e}");
+}
