@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 /// Radial: receiver-centric transport for multi-homed mobile hosts —
-/// simulator, experiments and benchmarks.
+/// simulator, experiments, benchmarks, and file transfer over UDP.
 #[derive(Parser, Debug)]
 #[command(name = "radial", version, about)]
 pub struct Cli {
@@ -76,6 +76,32 @@ enum Command {
         /// Directory of ns-2's Tcl version (default: tools/ns2 if present).
         #[arg(long)]
         ns2_dir: Option<PathBuf>,
+    },
+    /// Serve the files below a directory over UDP (RCP senders, one per pipe
+    /// of each client). Servers with the same files are replicas.
+    Serve {
+        /// Directory whose files are served.
+        #[arg(long)]
+        root: PathBuf,
+        /// Address to listen on, e.g. 0.0.0.0:7400 (repeatable).
+        #[arg(long, required = true)]
+        listen: Vec<String>,
+    },
+    /// Download radial://HOST:PORT/PATH with one R²CP pipe per local address,
+    /// verify its SHA-256 and print a summary.
+    Get {
+        /// radial://HOST:PORT/PATH
+        url: String,
+        /// Local address for one pipe, e.g. 192.168.1.5 or 10.0.0.2:0
+        /// (repeatable; default: any local address).
+        #[arg(long)]
+        via: Vec<String>,
+        /// Output file (default: the file's name, in the current directory).
+        #[arg(short = 'o', long)]
+        out: Option<PathBuf>,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// One timed run for `radial bench` (prints wall_s, events, peak RSS kB).
     #[command(hide = true)]
@@ -170,6 +196,13 @@ pub fn main() -> ExitCode {
             repeat,
             ns2_dir,
         } => crate::bench::bench(scenario.as_deref(), repeat, ns2_dir.as_deref()),
+        Command::Serve { root, listen } => crate::net::serve(&root, &listen),
+        Command::Get {
+            url,
+            via,
+            out,
+            json,
+        } => crate::net::get(&url, &via, out, json),
         Command::BenchOne {
             scenario,
             duration,

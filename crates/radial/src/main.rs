@@ -1,8 +1,10 @@
-//! `radial`: run, sweep, reproduce and benchmark transport experiments.
+//! `radial`: run, sweep, reproduce and benchmark transport experiments, and
+//! move real files over UDP (`serve`, `get`).
 
 mod bench;
 mod cli;
 mod demo;
+mod net;
 mod plot;
 mod repro;
 mod run;

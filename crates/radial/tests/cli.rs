@@ -213,3 +213,95 @@ fn a_flow_group_of_count_zero_makes_no_flow() {
     assert_eq!(flows("0"), 1);
     assert_eq!(flows("2"), 3);
 }
+
+/// A `radial serve` child process, killed when dropped.
+struct ServeProcess(std::process::Child);
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `radial serve` on a free loopback port and returns it with the
+/// address it printed.
+fn serve(root: &Path) -> (ServeProcess, String) {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_radial"))
+        .args([
+            "serve",
+            "--root",
+            root.to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("radial serve starts");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line.trim().rsplit(' ').next().unwrap().to_string();
+    (ServeProcess(child), addr)
+}
+
+#[test]
+fn get_downloads_a_file_that_serve_serves_and_reports_json() {
+    let dir = temp_dir("get");
+    std::fs::create_dir_all(dir.join("root")).unwrap();
+    let data: Vec<u8> = (0..3_000_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+    std::fs::write(dir.join("root/f.bin"), &data).unwrap();
+    let (_server, addr) = serve(&dir.join("root"));
+    let out = dir.join("got.bin");
+    let o = radial(&[
+        "get",
+        &format!("radial://{addr}/f.bin"),
+        "--via",
+        "127.0.0.1",
+        "--via",
+        "127.0.0.2",
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&out).unwrap(), data);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["bytes"], 3_000_000);
+    assert_eq!(v["sha256_ok"], true);
+    assert_eq!(v["pipes"].as_array().unwrap().len(), 2);
+    // A missing file is an input error naming it.
+    let o = radial(&[
+        "get",
+        &format!("radial://{addr}/missing.bin"),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing.bin"));
+}
+
+#[test]
+fn get_and_serve_reject_bad_addresses_with_status_2() {
+    for args in [
+        vec!["get", "http://127.0.0.1:1/x"],
+        vec!["get", "radial://127.0.0.1:1/x", "--via", "eth0"],
+        vec!["get", "radial://127.0.0.1:1/x", "--via", "::1"],
+        vec!["serve", "--root", ".", "--listen", "localhost"],
+        vec!["serve", "--root", "/no/such/dir", "--listen", "127.0.0.1:0"],
+    ] {
+        let o = radial(&args);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            String::from_utf8_lossy(&o.stderr).starts_with("error: "),
+            "{args:?}"
+        );
+    }
+}

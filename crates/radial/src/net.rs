@@ -1,0 +1,195 @@
+//! `radial serve` and `radial get`: real files over UDP (`radial-net`).
+
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use radial_net::client::{default_out, hex};
+use radial_net::{GetConfig, GetError, Server};
+
+use crate::cli::CliError;
+
+/// `radial serve --root DIR --listen ADDR ...`: serves until interrupted.
+pub fn serve(root: &Path, listen: &[String]) -> Result<(), CliError> {
+    let addrs = listen
+        .iter()
+        .map(|a| {
+            a.parse::<SocketAddr>()
+                .map_err(|_| CliError::Input(format!("--listen `{a}`: expected IP:PORT")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if !root.is_dir() {
+        return Err(CliError::Input(format!(
+            "--root `{}`: not a directory",
+            root.display()
+        )));
+    }
+    let mut server = Server::bind(root, &addrs)
+        .map_err(|e| CliError::Failed(format!("cannot listen on {listen:?}: {e}")))?;
+    let shown: Vec<String> = server.local_addrs().iter().map(|a| a.to_string()).collect();
+    println!("serving {} on {}", root.display(), shown.join(", "));
+    let stop = Arc::new(AtomicBool::new(false));
+    server
+        .run(&stop)
+        .map_err(|e| CliError::Failed(format!("server: {e}")))
+}
+
+/// Splits `radial://HOST:PORT/PATH` into the server's address and the path.
+pub fn parse_url(url: &str) -> Result<(SocketAddr, String), CliError> {
+    let bad =
+        |why: &str| CliError::Input(format!("`{url}`: {why} (expected radial://HOST:PORT/PATH)"));
+    let rest = url
+        .strip_prefix("radial://")
+        .ok_or_else(|| bad("not a radial:// address"))?;
+    let (host, path) = rest.split_once('/').ok_or_else(|| bad("no path"))?;
+    if path.is_empty() {
+        return Err(bad("no path"));
+    }
+    let server = host
+        .to_socket_addrs()
+        .map_err(|_| bad("HOST:PORT does not resolve"))?
+        .next()
+        .ok_or_else(|| bad("HOST:PORT does not resolve"))?;
+    Ok((server, path.to_string()))
+}
+
+/// A `--via` value: an IP address, or IP:PORT.
+fn parse_via(v: &str) -> Result<SocketAddr, CliError> {
+    if let Ok(a) = v.parse::<SocketAddr>() {
+        return Ok(a);
+    }
+    v.parse::<IpAddr>()
+        .map(|ip| SocketAddr::new(ip, 0))
+        .map_err(|_| CliError::Input(format!("--via `{v}`: expected an IP address or IP:PORT")))
+}
+
+/// `radial get URL [--via ADDR ...] [-o FILE] [--json]`.
+pub fn get(url: &str, vias: &[String], out: Option<PathBuf>, json: bool) -> Result<(), CliError> {
+    let (server, path) = parse_url(url)?;
+    let mut via: Vec<SocketAddr> = vias
+        .iter()
+        .map(|v| parse_via(v))
+        .collect::<Result<_, _>>()?;
+    if via.is_empty() {
+        let any: IpAddr = if server.is_ipv4() {
+            IpAddr::from([0, 0, 0, 0])
+        } else {
+            IpAddr::from([0u16; 8])
+        };
+        via.push(SocketAddr::new(any, 0));
+    }
+    if let Some(v) = via.iter().find(|v| v.is_ipv4() != server.is_ipv4()) {
+        return Err(CliError::Input(format!(
+            "--via `{v}`: not of the server's address family ({server})"
+        )));
+    }
+    let out = out.unwrap_or_else(|| default_out(&path));
+    let cfg = GetConfig {
+        server,
+        path,
+        vias: via,
+        out: out.clone(),
+    };
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} {elapsed_precise}",
+        )
+        .expect("a valid template"),
+    );
+    if json {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let result = radial_net::get(&cfg, None, |p| {
+        bar.set_length(p.size);
+        bar.set_position(p.delivered);
+    });
+    bar.finish_and_clear();
+    let s = result.map_err(|e| match e {
+        GetError::Refused(_) => CliError::Input(format!("{url}: {e}")),
+        _ => CliError::Failed(format!("{url}: {e}")),
+    })?;
+    if json {
+        let pipes: Vec<serde_json::Value> = s
+            .pipes
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "via": p.via.to_string(),
+                    "bytes": p.bytes,
+                    "mbps": p.bytes as f64 * 8.0 / s.seconds.max(1e-9) / 1e6,
+                })
+            })
+            .collect();
+        let v = serde_json::json!({
+            "url": url,
+            "file": out.display().to_string(),
+            "bytes": s.bytes,
+            "seconds": s.seconds,
+            "mbps": s.mbps(),
+            "sha256": hex(&s.sha256),
+            "sha256_ok": true,
+            "pipes": pipes,
+            "re_requests": s.re_requests,
+            "duplicate_bytes": s.duplicate_bytes,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).expect("serialisable")
+        );
+    } else {
+        println!(
+            "{}: {} bytes in {:.2} s ({:.2} Mbit/s), SHA-256 {} verified",
+            out.display(),
+            s.bytes,
+            s.seconds,
+            s.mbps(),
+            hex(&s.sha256)
+        );
+        for (i, p) in s.pipes.iter().enumerate() {
+            println!(
+                "  pipe {} via {}: {} bytes ({:.2} Mbit/s)",
+                i + 1,
+                p.via,
+                p.bytes,
+                p.bytes as f64 * 8.0 / s.seconds.max(1e-9) / 1e6
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_name_server_and_path() {
+        let (a, p) = parse_url("radial://127.0.0.1:7400/dir/f.bin").unwrap();
+        assert_eq!(a, "127.0.0.1:7400".parse().unwrap());
+        assert_eq!(p, "dir/f.bin");
+        for bad in [
+            "http://x:1/a",
+            "radial://127.0.0.1:7400",
+            "radial://127.0.0.1:7400/",
+            "radial://nohost/a",
+        ] {
+            assert!(matches!(parse_url(bad), Err(CliError::Input(_))), "{bad}");
+        }
+    }
+
+    #[test]
+    fn vias_take_an_address_with_or_without_port() {
+        assert_eq!(
+            parse_via("10.0.0.2").unwrap(),
+            "10.0.0.2:0".parse().unwrap()
+        );
+        assert_eq!(
+            parse_via("10.0.0.2:5000").unwrap(),
+            "10.0.0.2:5000".parse().unwrap()
+        );
+        assert!(parse_via("eth0").is_err());
+    }
+}
