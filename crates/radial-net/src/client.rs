@@ -26,17 +26,40 @@ const GET_TRIES: u32 = 10;
 /// How long the transfer may make no progress before it is given up.
 const STALL: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// What to fetch, from where, through which local addresses.
+/// One path: a local address and the server address it sends to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathConfig {
+    /// Local address (port 0 picks a free port).
+    pub via: SocketAddr,
+    /// The server (or a replica, or an emulated path's front) reached
+    /// through it.
+    pub to: SocketAddr,
+}
+
+/// What to fetch and through which paths.
 #[derive(Clone, Debug)]
 pub struct GetConfig {
-    /// The server.
-    pub server: SocketAddr,
     /// The file's path on the server.
     pub path: String,
-    /// One pipe per local address (port 0 picks a free port).
-    pub vias: Vec<SocketAddr>,
+    /// One pipe per path. Every server named must offer the same file (size
+    /// and SHA-256): replicas.
+    pub paths: Vec<PathConfig>,
     /// Where to write the file.
     pub out: PathBuf,
+}
+
+impl GetConfig {
+    /// One pipe per local address in `vias`, all to `server`.
+    pub fn new(server: SocketAddr, path: &str, vias: &[SocketAddr], out: PathBuf) -> Self {
+        GetConfig {
+            path: path.to_string(),
+            paths: vias
+                .iter()
+                .map(|&via| PathConfig { via, to: server })
+                .collect(),
+            out,
+        }
+    }
 }
 
 /// A change to the paths while the transfer runs.
@@ -65,6 +88,8 @@ pub struct Progress {
 pub struct PipeSummary {
     /// The local address it used.
     pub via: SocketAddr,
+    /// The server address it sent to.
+    pub to: SocketAddr,
     /// New bytes it brought.
     pub bytes: u64,
 }
@@ -109,6 +134,8 @@ pub enum GetError {
     },
     /// The file's SHA-256 differs from the server's.
     Corrupt,
+    /// Two servers offered different files for the same path.
+    NotReplicas(SocketAddr),
 }
 
 impl std::fmt::Display for GetError {
@@ -125,6 +152,7 @@ impl std::fmt::Display for GetError {
                 )
             }
             GetError::Corrupt => write!(f, "the file does not match the server's SHA-256"),
+            GetError::NotReplicas(a) => write!(f, "{a} offers a different file under that path"),
         }
     }
 }
@@ -198,9 +226,9 @@ fn get_offer(
     Err(GetError::NoAnswer(server))
 }
 
-/// One path: a socket bound to a local address, to the server.
+/// One path's socket, bound to its local address.
 struct PathSock {
-    via: SocketAddr,
+    cfg: PathConfig,
     sock: Option<UdpSocket>,
 }
 
@@ -211,23 +239,34 @@ pub fn get(
     control: Option<&Receiver<Control>>,
     mut progress: impl FnMut(&Progress),
 ) -> Result<Summary, GetError> {
-    assert!(!cfg.vias.is_empty(), "at least one local address");
+    assert!(!cfg.paths.is_empty(), "at least one path");
     let clock = Clock::new();
     let mut poll = Poll::new()?;
     let conn = random_conn();
-    let first = bind(cfg.vias[0], &poll, 0)?;
-    let (size, sha256) = get_offer(&first, &mut poll, cfg.server, conn, &cfg.path)?;
-
-    let mut paths: Vec<PathSock> = vec![PathSock {
-        via: cfg.vias[0],
-        sock: Some(first),
-    }];
-    for (i, v) in cfg.vias.iter().enumerate().skip(1) {
+    let mut paths = Vec::new();
+    for (i, p) in cfg.paths.iter().enumerate() {
         paths.push(PathSock {
-            via: *v,
-            sock: Some(bind(*v, &poll, i)?),
+            cfg: *p,
+            sock: Some(bind(p.via, &poll, i)?),
         });
     }
+    // Ask every server named, through the first path that reaches it; all
+    // must offer the same file.
+    let mut offer: Option<(u64, [u8; 32])> = None;
+    let mut asked: Vec<SocketAddr> = Vec::new();
+    for p in &paths {
+        if asked.contains(&p.cfg.to) {
+            continue;
+        }
+        asked.push(p.cfg.to);
+        let sock = p.sock.as_ref().expect("bound above");
+        let o = get_offer(sock, &mut poll, p.cfg.to, conn, &cfg.path)?;
+        if offer.is_some_and(|first| first != o) {
+            return Err(GetError::NotReplicas(p.cfg.to));
+        }
+        offer = Some(o);
+    }
+    let (size, sha256) = offer.expect("one path at least");
     let mut rx = R2cpReceiver::new(r2cp_config(conn));
     let now = clock.now();
     for i in 0..paths.len() {
@@ -266,10 +305,10 @@ pub fn get(
                     Ok(Control::Add(i)) if i < paths.len() && paths[i].sock.is_none() => {
                         // A new pipe needs a path id of its own.
                         let id = paths.len();
-                        let via = paths[i].via;
+                        let p = paths[i].cfg;
                         paths.push(PathSock {
-                            via,
-                            sock: Some(bind(via, &poll, id)?),
+                            cfg: p,
+                            sock: Some(bind(p.via, &poll, id)?),
                         });
                         rx.handle_event(
                             clock.now(),
@@ -296,7 +335,10 @@ pub fn get(
         }
         for ev in &events {
             let i = ev.token().0;
-            let Some(sock) = paths.get(i).and_then(|p| p.sock.as_ref()) else {
+            let Some((sock, to)) = paths
+                .get(i)
+                .and_then(|p| p.sock.as_ref().map(|s| (s, p.cfg.to)))
+            else {
                 continue;
             };
             loop {
@@ -305,7 +347,7 @@ pub fn get(
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                     Err(_) => break,
                 };
-                if from != cfg.server || is_session(&data[..n]) {
+                if from != to || is_session(&data[..n]) {
                     continue;
                 }
                 rx.handle_datagram(clock.now(), PathId(i as u16), &data[..n]);
@@ -331,7 +373,7 @@ pub fn get(
             }
         }
         done |= delivered >= size;
-        flush(&mut rx, &paths, cfg.server, &clock);
+        flush(&mut rx, &paths, &clock);
         if last_report.elapsed() >= std::time::Duration::from_millis(100) || done {
             last_report = std::time::Instant::now();
             progress(&Progress {
@@ -347,7 +389,7 @@ pub fn get(
     let seconds = clock.now().as_secs_f64();
     out.flush()?;
     // The FIN requests the engine queued for every pipe on completion.
-    flush(&mut rx, &paths, cfg.server, &clock);
+    flush(&mut rx, &paths, &clock);
     let got: [u8; 32] = hasher.finalize().into();
     if got != sha256 {
         return Err(GetError::Corrupt);
@@ -357,7 +399,8 @@ pub fn get(
         .path_stats()
         .iter()
         .map(|p| PipeSummary {
-            via: paths[p.path.0 as usize].via,
+            via: paths[p.path.0 as usize].cfg.via,
+            to: paths[p.path.0 as usize].cfg.to,
             bytes: p.delivered,
         })
         .collect();
@@ -372,13 +415,15 @@ pub fn get(
 }
 
 /// Sends what the receiver has to send, each datagram on its path's socket.
-fn flush(rx: &mut R2cpReceiver, paths: &[PathSock], server: SocketAddr, clock: &Clock) {
+fn flush(rx: &mut R2cpReceiver, paths: &[PathSock], clock: &Clock) {
     let mut d = Vec::with_capacity(128);
     let now = clock.now();
     while let Some(p) = rx.poll_transmit(now, &mut d) {
-        if let Some(s) = paths.get(p.0 as usize).and_then(|p| p.sock.as_ref()) {
-            // A full socket buffer loses the request, as a network would.
-            let _ = s.send_to(&d, server);
+        if let Some(p) = paths.get(p.0 as usize) {
+            if let Some(s) = &p.sock {
+                // A full socket buffer loses the request, as a network would.
+                let _ = s.send_to(&d, p.cfg.to);
+            }
         }
     }
 }

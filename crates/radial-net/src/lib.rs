@@ -11,8 +11,10 @@
 pub mod client;
 pub mod clock;
 pub mod config;
+pub mod emulator;
 pub mod server;
 pub mod session;
 
-pub use client::{get, Control, GetConfig, GetError, PipeSummary, Progress, Summary};
+pub use client::{get, Control, GetConfig, GetError, PathConfig, PipeSummary, Progress, Summary};
+pub use emulator::{EmuCommand, Emulator, LinkModel, PathModel};
 pub use server::{hash_file, Server, ServerStats};

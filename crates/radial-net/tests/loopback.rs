@@ -55,12 +55,8 @@ fn serve(name: &str, size: usize) -> Fixture {
 }
 
 fn config(f: &Fixture, vias: &[&str]) -> GetConfig {
-    GetConfig {
-        server: f.server,
-        path: "data.bin".into(),
-        vias: vias.iter().map(|v| v.parse().unwrap()).collect(),
-        out: f.dir.join("out.bin"),
-    }
+    let vias: Vec<SocketAddr> = vias.iter().map(|v| v.parse().unwrap()).collect();
+    GetConfig::new(f.server, "data.bin", &vias, f.dir.join("out.bin"))
 }
 
 #[test]

@@ -86,12 +86,7 @@ pub fn get(url: &str, vias: &[String], out: Option<PathBuf>, json: bool) -> Resu
         )));
     }
     let out = out.unwrap_or_else(|| default_out(&path));
-    let cfg = GetConfig {
-        server,
-        path,
-        vias: via,
-        out: out.clone(),
-    };
+    let cfg = GetConfig::new(server, &path, &via, out.clone());
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
