@@ -23,6 +23,10 @@ use crate::session::{is_session, Message};
 const GET_RETRY: std::time::Duration = std::time::Duration::from_millis(300);
 /// Tries of the GET.
 const GET_TRIES: u32 = 10;
+/// Silence on every open path after which the standby paths take over:
+/// five minimum RTOs, longer than any round trip the pipes can have
+/// before their first timeout.
+pub const FAILOVER: std::time::Duration = std::time::Duration::from_secs(1);
 /// How long the transfer may make no progress before it is given up.
 const STALL: std::time::Duration = std::time::Duration::from_secs(30);
 
@@ -44,6 +48,10 @@ pub struct GetConfig {
     /// One pipe per path. Every server named must offer the same file (size
     /// and SHA-256): replicas.
     pub paths: Vec<PathConfig>,
+    /// Paths to replicas held in reserve: when nothing has been heard on any
+    /// open path for [`FAILOVER`], those are dropped and these opened
+    /// (server migration, R²CP §4.4.2).
+    pub standby: Vec<PathConfig>,
     /// Where to write the file.
     pub out: PathBuf,
 }
@@ -57,6 +65,7 @@ impl GetConfig {
                 .iter()
                 .map(|&via| PathConfig { via, to: server })
                 .collect(),
+            standby: Vec::new(),
             out,
         }
     }
@@ -109,6 +118,8 @@ pub struct Summary {
     pub re_requests: u64,
     /// Bytes that arrived twice.
     pub duplicate_bytes: u64,
+    /// Migrations to the standby replicas (0 or 1).
+    pub migrations: u32,
 }
 
 impl Summary {
@@ -226,10 +237,66 @@ fn get_offer(
     Err(GetError::NoAnswer(server))
 }
 
+/// The poll token of the short-lived socket a GET is asked from (path
+/// sockets use their index).
+const ASK_TOKEN: usize = usize::MAX / 2;
+
+/// Asks `p.to` for `path` from a socket of its own on `p.via`.
+fn ask(
+    p: &PathConfig,
+    poll: &mut Poll,
+    conn: u16,
+    path: &str,
+) -> Result<(u64, [u8; 32]), GetError> {
+    let mut s = bind(p.via, poll, ASK_TOKEN)?;
+    let r = get_offer(&s, poll, p.to, conn, path);
+    let _ = poll.registry().deregister(&mut s);
+    r
+}
+
 /// One path's socket, bound to its local address.
 struct PathSock {
     cfg: PathConfig,
     sock: Option<UdpSocket>,
+    /// When its server was last heard on it.
+    heard: std::time::Instant,
+}
+
+/// Binds a socket for `p` as path `paths.len()` and tells the receiver.
+fn open_path(
+    paths: &mut Vec<PathSock>,
+    p: PathConfig,
+    poll: &Poll,
+    rx: &mut R2cpReceiver,
+    clock: &Clock,
+) -> io::Result<()> {
+    let id = paths.len();
+    paths.push(PathSock {
+        cfg: p,
+        sock: Some(bind(p.via, poll, id)?),
+        heard: std::time::Instant::now(),
+    });
+    rx.handle_event(
+        clock.now(),
+        HostEvent::PathUp {
+            path: PathId(id as u16),
+            controller: None,
+        },
+    );
+    Ok(())
+}
+
+/// Closes path `i`'s socket and tells the receiver its interface is gone.
+fn drop_path(paths: &mut [PathSock], i: usize, poll: &Poll, rx: &mut R2cpReceiver, clock: &Clock) {
+    if let Some(mut s) = paths[i].sock.take() {
+        let _ = poll.registry().deregister(&mut s);
+        rx.handle_event(
+            clock.now(),
+            HostEvent::PathDown {
+                path: PathId(i as u16),
+            },
+        );
+    }
 }
 
 /// Downloads `cfg.path` from `cfg.server`, calling `progress` as it goes
@@ -243,41 +310,28 @@ pub fn get(
     let clock = Clock::new();
     let mut poll = Poll::new()?;
     let conn = random_conn();
-    let mut paths = Vec::new();
-    for (i, p) in cfg.paths.iter().enumerate() {
-        paths.push(PathSock {
-            cfg: *p,
-            sock: Some(bind(p.via, &poll, i)?),
-        });
-    }
-    // Ask every server named, through the first path that reaches it; all
-    // must offer the same file.
+    // Ask every server named, each through the first path to it, from a
+    // socket of that path's address; all must offer the same file.
     let mut offer: Option<(u64, [u8; 32])> = None;
     let mut asked: Vec<SocketAddr> = Vec::new();
-    for p in &paths {
-        if asked.contains(&p.cfg.to) {
-            continue;
+    for p in &cfg.paths {
+        if !asked.contains(&p.to) {
+            asked.push(p.to);
+            let o = ask(p, &mut poll, conn, &cfg.path)?;
+            if offer.is_some_and(|first| first != o) {
+                return Err(GetError::NotReplicas(p.to));
+            }
+            offer = Some(o);
         }
-        asked.push(p.cfg.to);
-        let sock = p.sock.as_ref().expect("bound above");
-        let o = get_offer(sock, &mut poll, p.cfg.to, conn, &cfg.path)?;
-        if offer.is_some_and(|first| first != o) {
-            return Err(GetError::NotReplicas(p.cfg.to));
-        }
-        offer = Some(o);
     }
     let (size, sha256) = offer.expect("one path at least");
     let mut rx = R2cpReceiver::new(r2cp_config(conn));
-    let now = clock.now();
-    for i in 0..paths.len() {
-        rx.handle_event(
-            now,
-            HostEvent::PathUp {
-                path: PathId(i as u16),
-                controller: None,
-            },
-        );
+    let mut paths: Vec<PathSock> = Vec::new();
+    for p in &cfg.paths {
+        open_path(&mut paths, *p, &poll, &mut rx, &clock)?;
     }
+    let mut standby = cfg.standby.clone();
+    let mut migrations = 0;
     let mut out = BufWriter::with_capacity(1 << 20, File::create(&cfg.out)?);
     let mut hasher = Sha256::new();
     let mut delivered = 0u64;
@@ -292,31 +346,12 @@ pub fn get(
             loop {
                 match c.try_recv() {
                     Ok(Control::Drop(i)) if i < paths.len() => {
-                        if let Some(mut s) = paths[i].sock.take() {
-                            let _ = poll.registry().deregister(&mut s);
-                        }
-                        rx.handle_event(
-                            clock.now(),
-                            HostEvent::PathDown {
-                                path: PathId(i as u16),
-                            },
-                        );
+                        drop_path(&mut paths, i, &poll, &mut rx, &clock);
                     }
                     Ok(Control::Add(i)) if i < paths.len() && paths[i].sock.is_none() => {
-                        // A new pipe needs a path id of its own.
-                        let id = paths.len();
+                        // A new pipe, with a path id of its own.
                         let p = paths[i].cfg;
-                        paths.push(PathSock {
-                            cfg: p,
-                            sock: Some(bind(p.via, &poll, id)?),
-                        });
-                        rx.handle_event(
-                            clock.now(),
-                            HostEvent::PathUp {
-                                path: PathId(id as u16),
-                                controller: None,
-                            },
-                        );
+                        open_path(&mut paths, p, &poll, &mut rx, &clock)?;
                     }
                     Ok(_) => {}
                     Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
@@ -335,10 +370,11 @@ pub fn get(
         }
         for ev in &events {
             let i = ev.token().0;
-            let Some((sock, to)) = paths
-                .get(i)
-                .and_then(|p| p.sock.as_ref().map(|s| (s, p.cfg.to)))
-            else {
+            let Some(path) = paths.get_mut(i) else {
+                continue;
+            };
+            let to = path.cfg.to;
+            let Some(sock) = path.sock.as_ref() else {
                 continue;
             };
             loop {
@@ -350,8 +386,25 @@ pub fn get(
                 if from != to || is_session(&data[..n]) {
                     continue;
                 }
+                path.heard = std::time::Instant::now();
                 rx.handle_datagram(clock.now(), PathId(i as u16), &data[..n]);
             }
+        }
+        // Every open path silent: migrate to the replicas held in reserve.
+        let open = paths.iter().filter(|p| p.sock.is_some());
+        if !standby.is_empty() && open.clone().all(|p| p.heard.elapsed() > FAILOVER) {
+            let first = standby[0];
+            let o = ask(&first, &mut poll, conn, &cfg.path)?;
+            if o != (size, sha256) {
+                return Err(GetError::NotReplicas(first.to));
+            }
+            for i in 0..paths.len() {
+                drop_path(&mut paths, i, &poll, &mut rx, &clock);
+            }
+            for p in std::mem::take(&mut standby) {
+                open_path(&mut paths, p, &poll, &mut rx, &clock)?;
+            }
+            migrations += 1;
         }
         let now = clock.now();
         if rx.poll_timeout().is_some_and(|t| t <= now) {
@@ -411,6 +464,7 @@ pub fn get(
         pipes,
         re_requests: stats.retransmits,
         duplicate_bytes: stats.duplicate_bytes,
+        migrations,
     })
 }
 

@@ -91,6 +91,7 @@ fn two_paths(f: &Fixture, a: PathModel, b: PathModel) -> (Emulator, GetConfig) {
                 to: emu.front(1),
             },
         ],
+        standby: Vec::new(),
         out: f.dir.join("out.bin"),
     };
     (emu, cfg)

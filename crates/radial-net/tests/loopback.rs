@@ -110,3 +110,57 @@ fn a_missing_file_is_refused_with_its_name() {
     let e = get(&cfg, None, |_| {}).unwrap_err().to_string();
     assert!(e.contains("not below the root"), "{e}");
 }
+
+#[test]
+fn a_server_that_dies_mid_transfer_is_replaced_by_its_replica() {
+    // Two servers with the same file; the client uses the first and keeps
+    // the second in reserve. The first stops at 8 MB: after a second of
+    // silence the pipe to the replica opens, asks only for what the host
+    // does not hold (its PROBE carries SEG.DEQ), and nothing arrives twice.
+    let size = 20_000_000;
+    let a = serve("primary", size);
+    let b_dir = std::env::temp_dir().join(format!("radial-net-replica-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&b_dir);
+    std::fs::create_dir_all(&b_dir).unwrap();
+    std::fs::copy(a.dir.join("root/data.bin"), b_dir.join("data.bin")).unwrap();
+    let mut replica = Server::bind(&b_dir, &["127.0.0.1:0".parse().unwrap()]).unwrap();
+    let b_addr = replica.local_addrs()[0];
+    let b_stop = Arc::new(AtomicBool::new(false));
+    let s = b_stop.clone();
+    let b = thread::spawn(move || {
+        replica.run(&s).unwrap();
+        replica.stats()
+    });
+    let mut cfg = config(&a, &["127.0.0.1:0"]);
+    cfg.standby = vec![radial_net::PathConfig {
+        via: "127.0.0.1:0".parse().unwrap(),
+        to: b_addr,
+    }];
+    let mut killed_at = None;
+    let summary = get(&cfg, None, |p| {
+        if killed_at.is_none() && p.delivered > 8_000_000 {
+            a.stop.store(true, Ordering::Relaxed);
+            killed_at = Some(p.delivered);
+        }
+    })
+    .unwrap();
+    b_stop.store(true, Ordering::Relaxed);
+    let b_stats = b.join().unwrap();
+    let _ = std::fs::remove_dir_all(&b_dir);
+    let killed_at = killed_at.unwrap();
+    assert_eq!(
+        hash_file(&cfg.out).unwrap(),
+        hash_file(&a.dir.join("root/data.bin")).unwrap()
+    );
+    assert_eq!(summary.duplicate_bytes, 0, "{summary:?}");
+    // The replica sent the rest, not what the host held (headers aside).
+    let rest = (size as u64 - killed_at) as f64;
+    assert!(
+        (b_stats.bytes_sent as f64) < rest * 1.1,
+        "replica sent {} bytes for the {} the host lacked",
+        b_stats.bytes_sent,
+        rest
+    );
+    assert_eq!(summary.pipes.len(), 2, "{:?}", summary.pipes);
+    assert_eq!(summary.pipes[1].to, b_addr);
+}

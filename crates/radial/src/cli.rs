@@ -96,6 +96,11 @@ enum Command {
         /// (repeatable; default: any local address).
         #[arg(long)]
         via: Vec<String>,
+        /// A replica of the server, HOST:PORT (repeatable): if the server
+        /// falls silent, the transfer moves there, fetching only what is
+        /// missing.
+        #[arg(long)]
+        replica: Vec<String>,
         /// Output file (default: the file's name, in the current directory).
         #[arg(short = 'o', long)]
         out: Option<PathBuf>,
@@ -200,9 +205,10 @@ pub fn main() -> ExitCode {
         Command::Get {
             url,
             via,
+            replica,
             out,
             json,
-        } => crate::net::get(&url, &via, out, json),
+        } => crate::net::get(&url, &via, &replica, out, json),
         Command::BenchOne {
             scenario,
             duration,

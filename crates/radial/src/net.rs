@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use radial_net::client::{default_out, hex};
-use radial_net::{GetConfig, GetError, Server};
+use radial_net::{GetConfig, GetError, PathConfig, Server};
 
 use crate::cli::CliError;
 
@@ -66,8 +66,27 @@ fn parse_via(v: &str) -> Result<SocketAddr, CliError> {
 }
 
 /// `radial get URL [--via ADDR ...] [-o FILE] [--json]`.
-pub fn get(url: &str, vias: &[String], out: Option<PathBuf>, json: bool) -> Result<(), CliError> {
+pub fn get(
+    url: &str,
+    vias: &[String],
+    replicas: &[String],
+    out: Option<PathBuf>,
+    json: bool,
+) -> Result<(), CliError> {
     let (server, path) = parse_url(url)?;
+    let replicas = replicas
+        .iter()
+        .map(|r| {
+            r.to_socket_addrs()
+                .ok()
+                .and_then(|mut a| a.find(|a| a.is_ipv4() == server.is_ipv4()))
+                .ok_or_else(|| {
+                    CliError::Input(format!(
+                        "--replica `{r}`: expected HOST:PORT of the server's address family"
+                    ))
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let mut via: Vec<SocketAddr> = vias
         .iter()
         .map(|v| parse_via(v))
@@ -86,7 +105,11 @@ pub fn get(url: &str, vias: &[String], out: Option<PathBuf>, json: bool) -> Resu
         )));
     }
     let out = out.unwrap_or_else(|| default_out(&path));
-    let cfg = GetConfig::new(server, &path, &via, out.clone());
+    let mut cfg = GetConfig::new(server, &path, &via, out.clone());
+    cfg.standby = replicas
+        .iter()
+        .flat_map(|&to| via.iter().map(move |&v| PathConfig { via: v, to }))
+        .collect();
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
@@ -106,6 +129,9 @@ pub fn get(url: &str, vias: &[String], out: Option<PathBuf>, json: bool) -> Resu
         GetError::Refused(_) => CliError::Input(format!("{url}: {e}")),
         _ => CliError::Failed(format!("{url}: {e}")),
     })?;
+    if s.migrations > 0 && !json {
+        println!("moved to a replica {} time(s)", s.migrations);
+    }
     if json {
         let pipes: Vec<serde_json::Value> = s
             .pipes
@@ -113,6 +139,7 @@ pub fn get(url: &str, vias: &[String], out: Option<PathBuf>, json: bool) -> Resu
             .map(|p| {
                 serde_json::json!({
                     "via": p.via.to_string(),
+                    "server": p.to.to_string(),
                     "bytes": p.bytes,
                     "mbps": p.bytes as f64 * 8.0 / s.seconds.max(1e-9) / 1e6,
                 })
@@ -129,6 +156,7 @@ pub fn get(url: &str, vias: &[String], out: Option<PathBuf>, json: bool) -> Resu
             "pipes": pipes,
             "re_requests": s.re_requests,
             "duplicate_bytes": s.duplicate_bytes,
+            "migrations": s.migrations,
         });
         println!(
             "{}",
@@ -145,9 +173,10 @@ pub fn get(url: &str, vias: &[String], out: Option<PathBuf>, json: bool) -> Resu
         );
         for (i, p) in s.pipes.iter().enumerate() {
             println!(
-                "  pipe {} via {}: {} bytes ({:.2} Mbit/s)",
+                "  pipe {} via {} to {}: {} bytes ({:.2} Mbit/s)",
                 i + 1,
                 p.via,
+                p.to,
                 p.bytes,
                 p.bytes as f64 * 8.0 / s.seconds.max(1e-9) / 1e6
             );

@@ -289,6 +289,7 @@ fn get_and_serve_reject_bad_addresses_with_status_2() {
         vec!["get", "http://127.0.0.1:1/x"],
         vec!["get", "radial://127.0.0.1:1/x", "--via", "eth0"],
         vec!["get", "radial://127.0.0.1:1/x", "--via", "::1"],
+        vec!["get", "radial://127.0.0.1:1/x", "--replica", "nowhere"],
         vec!["serve", "--root", ".", "--listen", "localhost"],
         vec!["serve", "--root", "/no/such/dir", "--listen", "127.0.0.1:0"],
     ] {
