@@ -4,7 +4,8 @@
 //! which can be taken down and brought up. A client reaches the server
 //! through path `i` by sending to [`Emulator::front`]`(i)`; the server sees
 //! the relay's own socket as the peer, one per path. Nothing leaves the
-//! host.
+//! host. A relay serves one client: replies go to the address it last
+//! heard from on its front.
 
 use std::collections::{BinaryHeap, VecDeque};
 use std::io;
@@ -284,10 +285,11 @@ fn run(
                     if from != server {
                         continue;
                     }
-                } else if r.client.is_none() {
+                } else {
+                    // The client's address is the last one heard from (a
+                    // client may ask from one socket and then open its
+                    // pipe from another).
                     r.client = Some(from);
-                } else if r.client != Some(from) {
-                    continue;
                 }
                 if !r.up_now {
                     r.counters.lost += 1;
