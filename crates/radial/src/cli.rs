@@ -93,7 +93,8 @@ enum Command {
         /// radial://HOST:PORT/PATH
         url: String,
         /// Local address for one pipe, e.g. 192.168.1.5 or 10.0.0.2:0
-        /// (repeatable; default: any local address).
+        /// (repeatable; default: any local address). `ADDR@HOST:PORT` sends
+        /// that pipe to HOST:PORT instead (an emulated path's front).
         #[arg(long)]
         via: Vec<String>,
         /// A replica of the server, HOST:PORT (repeatable): if the server
@@ -107,6 +108,14 @@ enum Command {
         /// Print the summary as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Emulate wireless paths on loopback between `radial get` and a server:
+    /// each path of the file relays datagrams through links with a rate, a
+    /// delay, a drop-tail queue and loss, with timed down/up and rate
+    /// changes. Prints each path's address and runs until interrupted.
+    Emulate {
+        /// Emulation file (TOML; docs/scenarios.md, "Emulation files").
+        file: PathBuf,
     },
     /// One timed run for `radial bench` (prints wall_s, events, peak RSS kB).
     #[command(hide = true)]
@@ -209,6 +218,7 @@ pub fn main() -> ExitCode {
             out,
             json,
         } => crate::net::get(&url, &via, &replica, out, json),
+        Command::Emulate { file } => crate::emulate::emulate(&file),
         Command::BenchOne {
             scenario,
             duration,

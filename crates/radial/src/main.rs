@@ -4,6 +4,7 @@
 mod bench;
 mod cli;
 mod demo;
+mod emulate;
 mod net;
 mod plot;
 mod repro;

@@ -55,14 +55,36 @@ pub fn parse_url(url: &str) -> Result<(SocketAddr, String), CliError> {
     Ok((server, path.to_string()))
 }
 
-/// A `--via` value: an IP address, or IP:PORT.
-fn parse_via(v: &str) -> Result<SocketAddr, CliError> {
-    if let Ok(a) = v.parse::<SocketAddr>() {
-        return Ok(a);
-    }
-    v.parse::<IpAddr>()
-        .map(|ip| SocketAddr::new(ip, 0))
-        .map_err(|_| CliError::Input(format!("--via `{v}`: expected an IP address or IP:PORT")))
+/// A `--via` value: a local IP address or IP:PORT, optionally followed by
+/// `@HOST:PORT`, the address this pipe sends to instead of the URL's (an
+/// emulated path's front, a NAT).
+fn parse_via(v: &str) -> Result<(SocketAddr, Option<SocketAddr>), CliError> {
+    let (local, to) = match v.split_once('@') {
+        Some((l, t)) => (l, Some(t)),
+        None => (v, None),
+    };
+    let local = local
+        .parse::<SocketAddr>()
+        .or_else(|_| local.parse::<IpAddr>().map(|ip| SocketAddr::new(ip, 0)))
+        .map_err(|_| {
+            CliError::Input(format!(
+                "--via `{v}`: expected an IP address or IP:PORT, optionally @HOST:PORT"
+            ))
+        })?;
+    let to = match to {
+        None => None,
+        Some(t) => Some(
+            t.to_socket_addrs()
+                .ok()
+                .and_then(|mut a| a.find(|a| a.is_ipv4() == local.is_ipv4()))
+                .ok_or_else(|| {
+                    CliError::Input(format!(
+                        "--via `{v}`: `{t}` is not a HOST:PORT of its family"
+                    ))
+                })?,
+        ),
+    };
+    Ok((local, to))
 }
 
 /// `radial get URL [--via ADDR ...] [-o FILE] [--json]`.
@@ -87,18 +109,19 @@ pub fn get(
                 })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut via: Vec<SocketAddr> = vias
+    let mut pipes: Vec<(SocketAddr, Option<SocketAddr>)> = vias
         .iter()
         .map(|v| parse_via(v))
         .collect::<Result<_, _>>()?;
-    if via.is_empty() {
+    if pipes.is_empty() {
         let any: IpAddr = if server.is_ipv4() {
             IpAddr::from([0, 0, 0, 0])
         } else {
             IpAddr::from([0u16; 8])
         };
-        via.push(SocketAddr::new(any, 0));
+        pipes.push((SocketAddr::new(any, 0), None));
     }
+    let via: Vec<SocketAddr> = pipes.iter().map(|p| p.0).collect();
     if let Some(v) = via.iter().find(|v| v.is_ipv4() != server.is_ipv4()) {
         return Err(CliError::Input(format!(
             "--via `{v}`: not of the server's address family ({server})"
@@ -106,6 +129,11 @@ pub fn get(
     }
     let out = out.unwrap_or_else(|| default_out(&path));
     let mut cfg = GetConfig::new(server, &path, &via, out.clone());
+    for (p, (_, to)) in cfg.paths.iter_mut().zip(&pipes) {
+        if let Some(to) = to {
+            p.to = *to;
+        }
+    }
     cfg.standby = replicas
         .iter()
         .flat_map(|&to| via.iter().map(move |&v| PathConfig { via: v, to }))
@@ -205,15 +233,18 @@ mod tests {
     }
 
     #[test]
-    fn vias_take_an_address_with_or_without_port() {
-        assert_eq!(
-            parse_via("10.0.0.2").unwrap(),
-            "10.0.0.2:0".parse().unwrap()
-        );
+    fn vias_take_an_address_with_or_without_port_and_a_target() {
+        let a = |s: &str| s.parse::<SocketAddr>().unwrap();
+        assert_eq!(parse_via("10.0.0.2").unwrap(), (a("10.0.0.2:0"), None));
         assert_eq!(
             parse_via("10.0.0.2:5000").unwrap(),
-            "10.0.0.2:5000".parse().unwrap()
+            (a("10.0.0.2:5000"), None)
+        );
+        assert_eq!(
+            parse_via("127.0.0.21@127.0.0.11:7411").unwrap(),
+            (a("127.0.0.21:0"), Some(a("127.0.0.11:7411")))
         );
         assert!(parse_via("eth0").is_err());
+        assert!(parse_via("127.0.0.21@nowhere").is_err());
     }
 }

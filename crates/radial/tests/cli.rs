@@ -306,3 +306,77 @@ fn get_and_serve_reject_bad_addresses_with_status_2() {
         );
     }
 }
+
+#[test]
+fn get_through_two_emulated_paths_uses_both() {
+    use std::io::BufRead;
+    let dir = temp_dir("emulate");
+    std::fs::create_dir_all(dir.join("root")).unwrap();
+    let data: Vec<u8> = (0..4_000_000u32)
+        .map(|i| (i * 13 + i / 509) as u8)
+        .collect();
+    std::fs::write(dir.join("root/f.bin"), &data).unwrap();
+    let (_server, addr) = serve(&dir.join("root"));
+    let file = dir.join("paths.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "server = \"{addr}\"\n\
+             [[path]]\nfront = \"127.0.0.11\"\nrate = \"20Mbit/s\"\ndelay = \"5ms\"\n\
+             [[path]]\nfront = \"127.0.0.12\"\nrate = \"10Mbit/s\"\ndelay = \"20ms\"\n"
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_radial"))
+        .args(["emulate", file.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("radial emulate starts");
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut front = || {
+        let l = lines.next().unwrap().unwrap();
+        l.split_whitespace().nth(2).unwrap().to_string()
+    };
+    let (f0, f1) = (front(), front());
+    let _emulator = ServeProcess(child);
+    let out = dir.join("got.bin");
+    let o = radial(&[
+        "get",
+        &format!("radial://{addr}/f.bin"),
+        "--via",
+        &format!("127.0.0.21@{f0}"),
+        "--via",
+        &format!("127.0.0.22@{f1}"),
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&out).unwrap(), data);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let pipes = v["pipes"].as_array().unwrap();
+    assert_eq!(pipes.len(), 2);
+    assert!(
+        pipes.iter().all(|p| p["bytes"].as_u64().unwrap() > 0),
+        "{v}"
+    );
+    assert_eq!(pipes[0]["server"], f0.as_str());
+}
+
+#[test]
+fn emulate_rejects_a_bad_file_naming_the_key() {
+    let dir = temp_dir("emulate-bad");
+    let file = dir.join("bad.toml");
+    std::fs::write(
+        &file,
+        "server = \"127.0.0.1:1\"\n[[path]]\nfront = \"127.0.0.11\"\nrate = \"2Mbit/s\"\ndelay = \"5ms\"\nloss = 3.0\n",
+    )
+    .unwrap();
+    let o = radial(&["emulate", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("bad.toml") && err.contains("path[0].loss"),
+        "{err}"
+    );
+}

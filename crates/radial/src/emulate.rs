@@ -1,0 +1,245 @@
+//! `radial emulate FILE`: the loopback link emulator of `radial-net` driven
+//! by an emulation file (`docs/scenarios.md`, "Emulation files"), with the
+//! simulator's units and link keys.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::Path;
+use std::time::Duration;
+
+use radial_net::{EmuCommand, Emulator, LinkModel, PathModel};
+use radial_sim::scenario::units::{Rate, Time};
+use serde::Deserialize;
+
+use crate::cli::CliError;
+
+/// An emulation file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EmuFile {
+    /// The server the paths lead to.
+    server: String,
+    /// Seed of the loss draws.
+    #[serde(default)]
+    seed: Option<u64>,
+    #[serde(rename = "path")]
+    paths: Vec<PathTable>,
+    #[serde(default, rename = "schedule")]
+    schedule: Vec<ScheduleTable>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PathTable {
+    /// Where the client sends: an IP address (any port) or IP:PORT.
+    front: String,
+    rate: Rate,
+    #[serde(default)]
+    rate_reverse: Option<Rate>,
+    delay: Time,
+    #[serde(default)]
+    queue: Option<usize>,
+    #[serde(default)]
+    loss: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScheduleTable {
+    at: Time,
+    path: usize,
+    action: String,
+    #[serde(default)]
+    rate: Option<Rate>,
+}
+
+/// A link of `rate` with `delay`, its queue one bandwidth-delay product of
+/// the path's base round trip unless given.
+fn link(rate: Rate, delay: Time, queue: Option<usize>, loss: f64) -> LinkModel {
+    let d = Duration::from_nanos(delay.0.as_nanos());
+    let mut l = LinkModel::with_bdp_queue(rate.0.bps(), d, 2 * d);
+    if let Some(q) = queue {
+        l.queue = q;
+    }
+    l.loss = loss;
+    l
+}
+
+/// Reads and checks an emulation file.
+fn load(
+    file: &Path,
+) -> Result<
+    (
+        SocketAddr,
+        Vec<(SocketAddr, PathModel)>,
+        Vec<(Duration, EmuCommand)>,
+        u64,
+    ),
+    CliError,
+> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| CliError::Input(format!("{}: {e}", file.display())))?;
+    let bad = |m: String| CliError::Input(format!("{}: {m}", file.display()));
+    let f: EmuFile = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    let server: SocketAddr = f
+        .server
+        .parse()
+        .map_err(|_| bad(format!("key `server`: `{}` is not IP:PORT", f.server)))?;
+    if f.paths.is_empty() {
+        return Err(bad("no [[path]]".into()));
+    }
+    let mut paths = Vec::new();
+    for (i, p) in f.paths.iter().enumerate() {
+        let front = p
+            .front
+            .parse::<SocketAddr>()
+            .or_else(|_| p.front.parse::<IpAddr>().map(|ip| SocketAddr::new(ip, 0)))
+            .map_err(|_| {
+                bad(format!(
+                    "key `path[{i}].front`: `{}` is not an IP address",
+                    p.front
+                ))
+            })?;
+        let loss = p.loss.unwrap_or(0.0);
+        if !(0.0..=1.0).contains(&loss) {
+            return Err(bad(format!(
+                "key `path[{i}].loss`: {loss} is not a probability"
+            )));
+        }
+        if p.queue == Some(0) {
+            return Err(bad(format!("key `path[{i}].queue`: must be at least 1")));
+        }
+        let down = link(p.rate, p.delay, p.queue, loss);
+        let up = link(p.rate_reverse.unwrap_or(p.rate), p.delay, p.queue, loss);
+        paths.push((front, PathModel { up, down }));
+    }
+    let mut schedule = Vec::new();
+    for (i, s) in f.schedule.iter().enumerate() {
+        if s.path >= paths.len() {
+            return Err(bad(format!("key `schedule[{i}].path`: no path {}", s.path)));
+        }
+        let c = match (s.action.as_str(), s.rate) {
+            ("down", None) => EmuCommand::SetUp(s.path, false),
+            ("up", None) => EmuCommand::SetUp(s.path, true),
+            ("rate", Some(r)) => EmuCommand::SetRate(s.path, r.0.bps()),
+            ("rate", None) => return Err(bad(format!("key `schedule[{i}].rate`: action `rate` needs `rate`"))),
+            (a, _) => {
+                return Err(bad(format!(
+                    "key `schedule[{i}].action`: `{a}` (known: down, up, rate; `rate` only with action `rate`)"
+                )))
+            }
+        };
+        schedule.push((Duration::from_nanos(s.at.0.as_nanos()), c));
+    }
+    schedule.sort_by_key(|(t, _)| *t);
+    Ok((server, paths, schedule, f.seed.unwrap_or(1)))
+}
+
+pub fn emulate(file: &Path) -> Result<(), CliError> {
+    let (server, paths, schedule, seed) = load(file)?;
+    let fronts: Vec<(IpAddr, PathModel)> = paths.iter().map(|(a, m)| (a.ip(), *m)).collect();
+    let emu = Emulator::start(server, &fronts, seed)
+        .map_err(|e| CliError::Failed(format!("emulator: {e}")))?;
+    for (i, (_, m)) in paths.iter().enumerate() {
+        println!(
+            "path {i}: {} -> {server} ({:.3} Mbit/s, {} ms, queue {})",
+            emu.front(i),
+            m.down.rate_bps as f64 / 1e6,
+            m.down.delay.as_millis(),
+            m.down.queue
+        );
+    }
+    let start = std::time::Instant::now();
+    for (at, c) in schedule {
+        if let Some(wait) = at.checked_sub(start.elapsed()) {
+            std::thread::sleep(wait);
+        }
+        println!("{:.3} s: {c:?}", start.elapsed().as_secs_f64());
+        emu.command(c);
+    }
+    loop {
+        std::thread::park();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(text: &str) -> std::path::PathBuf {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("radial-emu-{}-{n}.toml", std::process::id()));
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    const GOOD: &str = r#"
+server = "127.0.0.1:7400"
+[[path]]
+front = "127.0.0.11"
+rate = "20Mbit/s"
+delay = "10ms"
+[[path]]
+front = "127.0.0.12:7412"
+rate = "2Mbit/s"
+rate_reverse = "1Mbit/s"
+delay = "100ms"
+queue = 50
+loss = 0.01
+[[schedule]]
+at = "10s"
+path = 1
+action = "rate"
+rate = "1Mbit/s"
+[[schedule]]
+at = "5s"
+path = 0
+action = "down"
+"#;
+
+    #[test]
+    fn an_emulation_file_gives_paths_and_a_timed_schedule() {
+        let (server, paths, schedule, seed) = load(&write(GOOD)).unwrap();
+        assert_eq!(server, "127.0.0.1:7400".parse().unwrap());
+        assert_eq!(seed, 1);
+        assert_eq!(paths[0].0, "127.0.0.11:0".parse().unwrap());
+        // One BDP of 20 Mbit/s × 20 ms in 1500-byte packets.
+        assert_eq!(paths[0].1.down.queue, 34);
+        assert_eq!(paths[1].1.up.rate_bps, 1_000_000);
+        assert_eq!(paths[1].1.down.rate_bps, 2_000_000);
+        assert_eq!(paths[1].1.down.loss, 0.01);
+        assert_eq!(
+            schedule,
+            vec![
+                (Duration::from_secs(5), EmuCommand::SetUp(0, false)),
+                (Duration::from_secs(10), EmuCommand::SetRate(1, 1_000_000)),
+            ]
+        );
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        for (from, to, key) in [
+            (
+                "front = \"127.0.0.11\"",
+                "front = \"wlan0\"",
+                "path[0].front",
+            ),
+            ("loss = 0.01", "loss = 2.0", "path[1].loss"),
+            ("path = 1", "path = 7", "schedule[0].path"),
+            (
+                "action = \"down\"",
+                "action = \"flap\"",
+                "schedule[1].action",
+            ),
+            ("delay = \"10ms\"", "delay = 10", "delay"),
+            ("queue = 50", "queue = 50\ncolour = 1", "colour"),
+        ] {
+            let text = GOOD.replacen(from, to, 1);
+            let Err(CliError::Input(m)) = load(&write(&text)) else {
+                panic!("{key}: accepted");
+            };
+            assert!(m.contains(key), "{key}: {m}");
+        }
+    }
+}
