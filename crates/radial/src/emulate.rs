@@ -64,18 +64,19 @@ fn link(rate: Rate, delay: Time, queue: Option<usize>, loss: f64) -> LinkModel {
     l
 }
 
+/// A checked emulation file.
+#[derive(Debug)]
+struct Emulation {
+    server: SocketAddr,
+    /// Front address and model of each path.
+    paths: Vec<(SocketAddr, PathModel)>,
+    /// Changes, in time order.
+    schedule: Vec<(Duration, EmuCommand)>,
+    seed: u64,
+}
+
 /// Reads and checks an emulation file.
-fn load(
-    file: &Path,
-) -> Result<
-    (
-        SocketAddr,
-        Vec<(SocketAddr, PathModel)>,
-        Vec<(Duration, EmuCommand)>,
-        u64,
-    ),
-    CliError,
-> {
+fn load(file: &Path) -> Result<Emulation, CliError> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| CliError::Input(format!("{}: {e}", file.display())))?;
     let bad = |m: String| CliError::Input(format!("{}: {m}", file.display()));
@@ -131,11 +132,21 @@ fn load(
         schedule.push((Duration::from_nanos(s.at.0.as_nanos()), c));
     }
     schedule.sort_by_key(|(t, _)| *t);
-    Ok((server, paths, schedule, f.seed.unwrap_or(1)))
+    Ok(Emulation {
+        server,
+        paths,
+        schedule,
+        seed: f.seed.unwrap_or(1),
+    })
 }
 
 pub fn emulate(file: &Path) -> Result<(), CliError> {
-    let (server, paths, schedule, seed) = load(file)?;
+    let Emulation {
+        server,
+        paths,
+        schedule,
+        seed,
+    } = load(file)?;
     let fronts: Vec<(IpAddr, PathModel)> = paths.iter().map(|(a, m)| (a.ip(), *m)).collect();
     let emu = Emulator::start(server, &fronts, seed)
         .map_err(|e| CliError::Failed(format!("emulator: {e}")))?;
@@ -199,7 +210,12 @@ action = "down"
 
     #[test]
     fn an_emulation_file_gives_paths_and_a_timed_schedule() {
-        let (server, paths, schedule, seed) = load(&write(GOOD)).unwrap();
+        let Emulation {
+            server,
+            paths,
+            schedule,
+            seed,
+        } = load(&write(GOOD)).unwrap();
         assert_eq!(server, "127.0.0.1:7400".parse().unwrap());
         assert_eq!(seed, 1);
         assert_eq!(paths[0].0, "127.0.0.11:0".parse().unwrap());
