@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 
 use crate::clock::Clock;
 use crate::config::r2cp_config;
-use crate::session::{is_session, Message};
+use crate::session::{is_session, tag, Message};
 
 /// How long the client waits for an answer to its GET, per try.
 const GET_RETRY: std::time::Duration = std::time::Duration::from_millis(300);
@@ -190,6 +190,14 @@ fn bind(via: SocketAddr, poll: &Poll, token: usize) -> io::Result<UdpSocket> {
     Ok(s)
 }
 
+/// What a server offers: the file, and the key pipes join with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Offered {
+    size: u64,
+    sha256: [u8; 32],
+    key: [u8; 16],
+}
+
 /// Asks `server` for `path` over `sock` until it answers.
 fn get_offer(
     sock: &UdpSocket,
@@ -197,7 +205,7 @@ fn get_offer(
     server: SocketAddr,
     conn: u16,
     path: &str,
-) -> Result<(u64, [u8; 32]), GetError> {
+) -> Result<Offered, GetError> {
     let mut req = Vec::new();
     Message::Get {
         conn,
@@ -225,7 +233,8 @@ fn get_offer(
                         conn: c,
                         size,
                         sha256,
-                    }) if c == conn => return Ok((size, sha256)),
+                        key,
+                    }) if c == conn => return Ok(Offered { size, sha256, key }),
                     Ok(Message::Error {
                         conn: c, message, ..
                     }) if c == conn => return Err(GetError::Refused(message)),
@@ -242,12 +251,7 @@ fn get_offer(
 const ASK_TOKEN: usize = usize::MAX / 2;
 
 /// Asks `p.to` for `path` from a socket of its own on `p.via`.
-fn ask(
-    p: &PathConfig,
-    poll: &mut Poll,
-    conn: u16,
-    path: &str,
-) -> Result<(u64, [u8; 32]), GetError> {
+fn ask(p: &PathConfig, poll: &mut Poll, conn: u16, path: &str) -> Result<Offered, GetError> {
     let mut s = bind(p.via, poll, ASK_TOKEN)?;
     let r = get_offer(&s, poll, p.to, conn, path);
     let _ = poll.registry().deregister(&mut s);
@@ -260,30 +264,93 @@ struct PathSock {
     sock: Option<UdpSocket>,
     /// When its server was last heard on it.
     heard: std::time::Instant,
+    /// The key of the server it leads to, and this path's join.
+    key: [u8; 16],
+    nonce: [u8; 8],
+    joined: bool,
+    join_sent: std::time::Instant,
 }
 
-/// Binds a socket for `p` as path `paths.len()` and tells the receiver.
+impl PathSock {
+    /// Sends (again) the JOIN that lets this path open its pipe.
+    fn send_join(&mut self, conn: u16, id: usize) {
+        let path = id as u16;
+        let mut d = Vec::new();
+        Message::Join {
+            conn,
+            path,
+            nonce: self.nonce,
+            mac: tag(&self.key, b"join", conn, path, &self.nonce),
+        }
+        .emit(&mut d);
+        if let Some(s) = &self.sock {
+            let _ = s.send_to(&d, self.cfg.to);
+        }
+        self.join_sent = std::time::Instant::now();
+    }
+}
+
+/// Binds a socket for `p` as path `paths.len()` and joins it to the
+/// connection; its pipe opens when the server accepts the join.
 fn open_path(
     paths: &mut Vec<PathSock>,
     p: PathConfig,
+    key: [u8; 16],
+    conn: u16,
     poll: &Poll,
-    rx: &mut R2cpReceiver,
-    clock: &Clock,
 ) -> io::Result<()> {
     let id = paths.len();
-    paths.push(PathSock {
+    let mut nonce = [0u8; 8];
+    let _ = getrandom::fill(&mut nonce);
+    let mut ps = PathSock {
         cfg: p,
         sock: Some(bind(p.via, poll, id)?),
         heard: std::time::Instant::now(),
-    });
+        key,
+        nonce,
+        joined: false,
+        join_sent: std::time::Instant::now(),
+    };
+    ps.send_join(conn, id);
+    paths.push(ps);
+    Ok(())
+}
+
+/// The server accepted path `i`'s join: echo its challenge and open the
+/// pipe.
+fn on_joined(
+    paths: &mut [PathSock],
+    i: usize,
+    conn: u16,
+    challenge: [u8; 8],
+    rx: &mut R2cpReceiver,
+    clock: &Clock,
+) {
+    let p = &mut paths[i];
+    if p.joined {
+        return;
+    }
+    let path = i as u16;
+    let mut d = Vec::new();
+    Message::Validate {
+        conn,
+        path,
+        echo: challenge,
+        mac: tag(&p.key, b"valid", conn, path, &challenge),
+    }
+    .emit(&mut d);
+    if let Some(s) = &p.sock {
+        let _ = s.send_to(&d, p.cfg.to);
+    }
+    p.joined = true;
+    p.heard = std::time::Instant::now();
     rx.handle_event(
         clock.now(),
         HostEvent::PathUp {
-            path: PathId(id as u16),
+            path: PathId(path),
             controller: None,
         },
     );
-    Ok(())
 }
 
 /// Closes path `i`'s socket and tells the receiver its interface is gone.
@@ -312,23 +379,29 @@ pub fn get(
     let conn = random_conn();
     // Ask every server named, each through the first path to it, from a
     // socket of that path's address; all must offer the same file.
-    let mut offer: Option<(u64, [u8; 32])> = None;
-    let mut asked: Vec<SocketAddr> = Vec::new();
+    let mut offer: Option<Offered> = None;
+    let mut keys: Vec<(SocketAddr, [u8; 16])> = Vec::new();
     for p in &cfg.paths {
-        if !asked.contains(&p.to) {
-            asked.push(p.to);
+        if !keys.iter().any(|(to, _)| *to == p.to) {
             let o = ask(p, &mut poll, conn, &cfg.path)?;
-            if offer.is_some_and(|first| first != o) {
+            if offer.is_some_and(|first| (first.size, first.sha256) != (o.size, o.sha256)) {
                 return Err(GetError::NotReplicas(p.to));
             }
+            keys.push((p.to, o.key));
             offer = Some(o);
         }
     }
-    let (size, sha256) = offer.expect("one path at least");
+    let Offered { size, sha256, .. } = offer.expect("one path at least");
+    let key_of = |keys: &[(SocketAddr, [u8; 16])], to: SocketAddr| {
+        keys.iter()
+            .find(|(t, _)| *t == to)
+            .map(|k| k.1)
+            .expect("asked")
+    };
     let mut rx = R2cpReceiver::new(r2cp_config(conn));
     let mut paths: Vec<PathSock> = Vec::new();
     for p in &cfg.paths {
-        open_path(&mut paths, *p, &poll, &mut rx, &clock)?;
+        open_path(&mut paths, *p, key_of(&keys, p.to), conn, &poll)?;
     }
     let mut standby = cfg.standby.clone();
     let mut migrations = 0;
@@ -350,8 +423,8 @@ pub fn get(
                     }
                     Ok(Control::Add(i)) if i < paths.len() && paths[i].sock.is_none() => {
                         // A new pipe, with a path id of its own.
-                        let p = paths[i].cfg;
-                        open_path(&mut paths, p, &poll, &mut rx, &clock)?;
+                        let (p, key) = (paths[i].cfg, paths[i].key);
+                        open_path(&mut paths, p, key, conn, &poll)?;
                     }
                     Ok(_) => {}
                     Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
@@ -368,6 +441,7 @@ pub fn get(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e.into()),
         }
+        let mut joined = Vec::new();
         for ev in &events {
             let i = ev.token().0;
             let Some(path) = paths.get_mut(i) else {
@@ -383,11 +457,32 @@ pub fn get(
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                     Err(_) => break,
                 };
-                if from != to || is_session(&data[..n]) {
+                if from != to {
+                    continue;
+                }
+                if is_session(&data[..n]) {
+                    if let Ok(Message::Joined {
+                        conn: c,
+                        path: p,
+                        challenge,
+                    }) = Message::parse(&data[..n])
+                    {
+                        if c == conn && usize::from(p) == i {
+                            joined.push((i, challenge));
+                        }
+                    }
                     continue;
                 }
                 path.heard = std::time::Instant::now();
                 rx.handle_datagram(clock.now(), PathId(i as u16), &data[..n]);
+            }
+        }
+        for (i, challenge) in joined {
+            on_joined(&mut paths, i, conn, challenge, &mut rx, &clock);
+        }
+        for (i, p) in paths.iter_mut().enumerate() {
+            if !p.joined && p.sock.is_some() && p.join_sent.elapsed() > GET_RETRY {
+                p.send_join(conn, i);
             }
         }
         // Every open path silent: migrate to the replicas held in reserve.
@@ -395,14 +490,19 @@ pub fn get(
         if !standby.is_empty() && open.clone().all(|p| p.heard.elapsed() > FAILOVER) {
             let first = standby[0];
             let o = ask(&first, &mut poll, conn, &cfg.path)?;
-            if o != (size, sha256) {
+            if (o.size, o.sha256) != (size, sha256) {
                 return Err(GetError::NotReplicas(first.to));
             }
+            keys.push((first.to, o.key));
             for i in 0..paths.len() {
                 drop_path(&mut paths, i, &poll, &mut rx, &clock);
             }
             for p in std::mem::take(&mut standby) {
-                open_path(&mut paths, p, &poll, &mut rx, &clock)?;
+                if !keys.iter().any(|(t, _)| *t == p.to) {
+                    let o = ask(&p, &mut poll, conn, &cfg.path)?;
+                    keys.push((p.to, o.key));
+                }
+                open_path(&mut paths, p, key_of(&keys, p.to), conn, &poll)?;
             }
             migrations += 1;
         }

@@ -26,7 +26,7 @@ use sha2::{Digest, Sha256};
 
 use crate::clock::Clock;
 use crate::config::rcp_config;
-use crate::session::{is_session, ErrorCode, Message};
+use crate::session::{is_session, tag_ok, ErrorCode, Message, MIN_GET};
 
 /// How long a pipe may stay silent before the server forgets it.
 const IDLE: radial_core::Duration = radial_core::Duration::from_secs(60);
@@ -44,6 +44,12 @@ pub struct ServerStats {
     pub pipes: u64,
     /// Datagrams dropped: malformed, or for no session or pipe.
     pub dropped: u64,
+    /// Joins refused (a wrong token, a replayed nonce) and pipes refused
+    /// for want of a join; none of them created any state.
+    pub rejected: u64,
+    /// Times a pipe's sending waited for its address to be validated (the
+    /// three-times limit).
+    pub amplification_waits: u64,
     /// Payload bytes sent.
     pub bytes_sent: u64,
 }
@@ -55,6 +61,30 @@ struct Offer {
     size: u64,
     sha256: [u8; 32],
 }
+
+/// A client's connection: the file and the secret its pipes join with.
+struct Session {
+    offer: Offer,
+    key: [u8; 16],
+    /// Join nonces seen, and where from: the same nonce from anywhere else
+    /// is a replay.
+    nonces: HashMap<[u8; 8], (usize, SocketAddr, u16)>,
+}
+
+/// What a join established for one (socket, peer, pipe connection id).
+#[derive(Clone, Copy, Debug)]
+struct PathAuth {
+    challenge: [u8; 8],
+    /// The peer echoed the challenge: it receives at this address.
+    validated: bool,
+    /// Bytes received from the peer for this pipe, and sent to it.
+    rx: u64,
+    tx: u64,
+}
+
+/// Before its address is validated the server sends a path at most this
+/// many times what it received there (as QUIC, RFC 9000 §8).
+const AMPLIFICATION: u64 = 3;
 
 /// One pipe: an RCP sender and the file it reads from.
 struct PipeState {
@@ -77,8 +107,10 @@ pub struct Server {
     poll: Poll,
     sockets: Vec<UdpSocket>,
     clock: Clock,
-    /// Offers by connection number.
-    sessions: HashMap<u16, Offer>,
+    /// Sessions by connection number.
+    sessions: HashMap<u16, Session>,
+    /// Joined paths by (socket, peer, pipe connection id).
+    auth: HashMap<(usize, SocketAddr, u32), PathAuth>,
     /// Hashes of the files served, by path.
     hashes: HashMap<PathBuf, (u64, [u8; 32])>,
     /// Pipes by (socket, peer, connection id).
@@ -112,6 +144,7 @@ impl Server {
             sockets,
             clock: Clock::new(),
             sessions: HashMap::new(),
+            auth: HashMap::new(),
             hashes: HashMap::new(),
             pipes: HashMap::new(),
             stats: ServerStats::default(),
@@ -180,7 +213,22 @@ impl Server {
         let now = self.clock.now();
         if is_session(d) {
             match Message::parse(d) {
-                Ok(Message::Get { conn, path }) => self.on_get(s, peer, conn, &path),
+                Ok(Message::Get { conn, path }) if d.len() >= MIN_GET => {
+                    self.on_get(s, peer, conn, &path);
+                }
+                Ok(Message::Get { .. }) => self.stats.rejected += 1,
+                Ok(Message::Join {
+                    conn,
+                    path,
+                    nonce,
+                    mac,
+                }) => self.on_join(s, peer, conn, path, nonce, &mac, d.len()),
+                Ok(Message::Validate {
+                    conn,
+                    path,
+                    echo,
+                    mac,
+                }) => self.on_validate(s, peer, conn, path, echo, &mac, d.len()),
                 _ => self.stats.dropped += 1,
             }
             return;
@@ -190,9 +238,15 @@ impl Server {
             return;
         };
         let key = (s, peer, h.conn_id);
+        // Only a joined path may speak for a pipe; nothing else creates state.
+        let Some(auth) = self.auth.get_mut(&key) else {
+            self.stats.rejected += 1;
+            return;
+        };
+        auth.rx += d.len() as u64;
         if !self.pipes.contains_key(&key) {
             let opening = h.flags.contains(RcpFlags::SYN) && !h.flags.contains(RcpFlags::ACK);
-            let Some(offer) = self.sessions.get(&(h.conn_id as u16)).cloned() else {
+            let Some(session) = self.sessions.get(&(h.conn_id as u16)) else {
                 self.stats.dropped += 1;
                 return;
             };
@@ -200,7 +254,7 @@ impl Server {
                 self.stats.dropped += 1;
                 return;
             }
-            let Ok(file) = File::open(&offer.path) else {
+            let Ok(file) = File::open(&session.offer.path) else {
                 self.stats.dropped += 1;
                 return;
             };
@@ -212,7 +266,7 @@ impl Server {
                     peer,
                     sender: RcpSender::new(rcp_config(h.conn_id), PathId(0)),
                     file,
-                    size: offer.size,
+                    size: session.offer.size,
                     written: 0,
                     closed: false,
                     last_heard: now,
@@ -225,26 +279,121 @@ impl Server {
         p.sender.handle_datagram(now, PathId(0), d);
     }
 
+    /// A JOIN: the token must be the connection key's tag of the nonce, and
+    /// the nonce new or seen from this very path before (a retransmitted
+    /// join). Then the path may open its pipe, and must echo a challenge.
+    #[allow(clippy::too_many_arguments)]
+    fn on_join(
+        &mut self,
+        s: usize,
+        peer: SocketAddr,
+        conn: u16,
+        path: u16,
+        nonce: [u8; 8],
+        mac: &[u8; 16],
+        len: usize,
+    ) {
+        let Some(session) = self.sessions.get_mut(&conn) else {
+            self.stats.rejected += 1;
+            return;
+        };
+        if !tag_ok(&session.key, b"join", conn, path, &nonce, mac) {
+            self.stats.rejected += 1;
+            return;
+        }
+        match session.nonces.get(&nonce) {
+            Some(&seen) if seen != (s, peer, path) => {
+                self.stats.rejected += 1;
+                return;
+            }
+            Some(_) => {}
+            None => {
+                session.nonces.insert(nonce, (s, peer, path));
+            }
+        }
+        let pipe = u32::from(conn) | (u32::from(path) << 16);
+        let auth = self
+            .auth
+            .entry((s, peer, pipe))
+            .or_insert_with(|| PathAuth {
+                challenge: random(),
+                validated: false,
+                rx: 0,
+                tx: 0,
+            });
+        auth.rx += len as u64;
+        let reply = Message::Joined {
+            conn,
+            path,
+            challenge: auth.challenge,
+        };
+        self.buf.clear();
+        reply.emit(&mut self.buf);
+        auth.tx += self.buf.len() as u64;
+        let _ = self.sockets[s].send_to(&self.buf, peer);
+    }
+
+    /// A VALIDATE: the challenge of this path echoed, under the key.
+    #[allow(clippy::too_many_arguments)]
+    fn on_validate(
+        &mut self,
+        s: usize,
+        peer: SocketAddr,
+        conn: u16,
+        path: u16,
+        echo: [u8; 8],
+        mac: &[u8; 16],
+        len: usize,
+    ) {
+        let pipe = u32::from(conn) | (u32::from(path) << 16);
+        let (Some(session), Some(auth)) = (
+            self.sessions.get(&conn),
+            self.auth.get_mut(&(s, peer, pipe)),
+        ) else {
+            self.stats.rejected += 1;
+            return;
+        };
+        auth.rx += len as u64;
+        if echo == auth.challenge && tag_ok(&session.key, b"valid", conn, path, &echo, mac) {
+            auth.validated = true;
+        } else {
+            self.stats.rejected += 1;
+        }
+    }
+
     /// A GET: resolve the path below the root, hash the file (once per
     /// path), remember the offer under the connection number, answer.
     fn on_get(&mut self, s: usize, peer: SocketAddr, conn: u16, path: &str) {
         let reply = match self.offer(path) {
             Ok(offer) => match self.sessions.get(&conn) {
-                Some(o) if o.path != offer.path => Message::Error {
+                Some(o) if o.offer.path != offer.path => Message::Error {
                     conn,
                     code: ErrorCode::Busy,
                     message: "connection number in use".into(),
                 },
-                _ => {
-                    if !self.sessions.contains_key(&conn) {
-                        self.stats.sessions += 1;
-                    }
+                Some(o) => Message::Offer {
+                    conn,
+                    size: o.offer.size,
+                    sha256: o.offer.sha256,
+                    key: o.key,
+                },
+                None => {
+                    self.stats.sessions += 1;
+                    let key = random();
                     let m = Message::Offer {
                         conn,
                         size: offer.size,
                         sha256: offer.sha256,
+                        key,
                     };
-                    self.sessions.insert(conn, offer);
+                    self.sessions.insert(
+                        conn,
+                        Session {
+                            offer,
+                            key,
+                            nonces: HashMap::new(),
+                        },
+                    );
                     m
                 }
             },
@@ -306,8 +455,22 @@ impl Server {
             let p = self.pipes.get_mut(&k).expect("listed");
             feed(p, &mut self.read_buf);
             let sock = &self.sockets[p.socket];
+            let auth = self.auth.get_mut(&k).expect("a pipe has its join");
+            // Sends `d` unless the address is unproven and it would take the
+            // path past three times what it received, or the socket is full.
+            let mut send = |d: &[u8], waits: &mut u64| {
+                if !auth.validated && auth.tx + d.len() as u64 > AMPLIFICATION * auth.rx {
+                    *waits += 1;
+                    return false;
+                }
+                if !try_send(sock, d, p.peer) {
+                    return false;
+                }
+                auth.tx += d.len() as u64;
+                true
+            };
             if let Some(d) = p.stash.take() {
-                if !try_send(sock, &d, p.peer) {
+                if !send(&d, &mut self.stats.amplification_waits) {
                     p.stash = Some(d);
                     continue;
                 }
@@ -318,7 +481,7 @@ impl Server {
                     break;
                 }
                 self.stats.bytes_sent += d.len() as u64;
-                if !try_send(sock, &d, p.peer) {
+                if !send(&d, &mut self.stats.amplification_waits) {
                     p.stash = Some(d);
                     break;
                 }
@@ -332,11 +495,22 @@ impl Server {
     fn forget_idle(&mut self) {
         let now = self.clock.now();
         self.pipes.retain(|_, p| now - p.last_heard < IDLE);
+        if self.auth.len() > MAX_SESSIONS {
+            let pipes = &self.pipes;
+            self.auth.retain(|k, _| pipes.contains_key(k));
+        }
         if self.sessions.len() > MAX_SESSIONS {
             let live: Vec<u16> = self.pipes.keys().map(|k| k.2 as u16).collect();
             self.sessions.retain(|c, _| live.contains(c));
         }
     }
+}
+
+/// Random bytes from the system's generator.
+fn random<const N: usize>() -> [u8; N] {
+    let mut b = [0u8; N];
+    getrandom::fill(&mut b).expect("the system's random generator");
+    b
 }
 
 /// Writes file data into the sender: first seeking to where the sender

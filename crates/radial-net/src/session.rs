@@ -39,6 +39,11 @@ pub const VERSION: u8 = 1;
 pub const MAX_PATH: usize = 1024;
 /// Longest error text.
 pub const MAX_MESSAGE: usize = 512;
+/// A GET is padded with zero bytes to at least this size, and a server
+/// answers no shorter one: its OFFER (61 bytes) or ERROR (the path and a
+/// few words) is then within three times what it received, so a forged
+/// source address cannot make it an amplifier.
+pub const MIN_GET: usize = 64;
 
 /// Why a server refuses a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,7 +78,8 @@ pub enum Message {
         /// Path below the server's root, `/`-separated.
         path: String,
     },
-    /// Server → client: the file is there; open pipes on `conn`.
+    /// Server → client: the file is there; open pipes on `conn`, each
+    /// after a [`Message::Join`] authenticated with `key`.
     Offer {
         /// Connection number, as asked.
         conn: u16,
@@ -81,6 +87,45 @@ pub enum Message {
         size: u64,
         /// SHA-256 of the file's contents.
         sha256: [u8; 32],
+        /// The connection's secret: it authenticates every pipe that joins.
+        key: [u8; 16],
+    },
+    /// Client → server, on the path it is about: pipe `path` of `conn`
+    /// may open from this address.
+    Join {
+        /// Connection number.
+        conn: u16,
+        /// Path number (the high 16 bits of the pipe's connection id).
+        path: u16,
+        /// Fresh for every join: a join seen before from elsewhere is a
+        /// replay.
+        nonce: [u8; 8],
+        /// HMAC-SHA256 of (`join`, conn, path, nonce) under the key, cut to
+        /// 16 bytes.
+        mac: [u8; 16],
+    },
+    /// Server → client: the join is accepted; prove the address receives by
+    /// echoing `challenge`.
+    Joined {
+        /// Connection number.
+        conn: u16,
+        /// Path number.
+        path: u16,
+        /// Random, per path.
+        challenge: [u8; 8],
+    },
+    /// Client → server: the challenge of `path`, echoed; until it arrives
+    /// the server sends at most three times what it received there.
+    Validate {
+        /// Connection number.
+        conn: u16,
+        /// Path number.
+        path: u16,
+        /// The challenge.
+        echo: [u8; 8],
+        /// HMAC-SHA256 of (`valid`, conn, path, echo) under the key, cut to
+        /// 16 bytes.
+        mac: [u8; 16],
     },
     /// Server → client: refused.
     Error {
@@ -96,6 +141,13 @@ pub enum Message {
 const GET: u8 = 1;
 const OFFER: u8 = 2;
 const ERROR: u8 = 3;
+const JOIN: u8 = 4;
+const JOINED: u8 = 5;
+const VALIDATE: u8 = 6;
+
+fn array<const N: usize>(b: &mut &[u8], field: &'static str) -> Result<[u8; N], WireError> {
+    Ok(take(b, N, field)?.try_into().expect("N bytes"))
+}
 
 /// True when `datagram` claims to be a session message (its first byte);
 /// it may still fail to parse.
@@ -132,7 +184,10 @@ impl Message {
         match self {
             Message::Get { conn, .. }
             | Message::Offer { conn, .. }
-            | Message::Error { conn, .. } => *conn,
+            | Message::Error { conn, .. }
+            | Message::Join { conn, .. }
+            | Message::Joined { conn, .. }
+            | Message::Validate { conn, .. } => *conn,
         }
     }
 
@@ -148,20 +203,41 @@ impl Message {
         let kind = take(&mut b, 1, "kind")?[0];
         let conn = u16_of(&mut b, "conn")?;
         let m = match kind {
-            GET => Message::Get {
-                conn,
-                path: text(&mut b, MAX_PATH, "path")?,
-            },
+            GET => {
+                let path = text(&mut b, MAX_PATH, "path")?;
+                // Padding: zero bytes only.
+                if b.iter().any(|&x| x != 0) {
+                    return Err(WireError::Invalid { field: "padding" });
+                }
+                b = &[];
+                Message::Get { conn, path }
+            }
             OFFER => {
-                let s = take(&mut b, 8, "size")?;
-                let size = u64::from_be_bytes(s.try_into().expect("8 bytes"));
-                let h = take(&mut b, 32, "sha256")?;
+                let size = u64::from_be_bytes(array(&mut b, "size")?);
                 Message::Offer {
                     conn,
                     size,
-                    sha256: h.try_into().expect("32 bytes"),
+                    sha256: array(&mut b, "sha256")?,
+                    key: array(&mut b, "key")?,
                 }
             }
+            JOIN => Message::Join {
+                conn,
+                path: u16_of(&mut b, "path")?,
+                nonce: array(&mut b, "nonce")?,
+                mac: array(&mut b, "mac")?,
+            },
+            JOINED => Message::Joined {
+                conn,
+                path: u16_of(&mut b, "path")?,
+                challenge: array(&mut b, "challenge")?,
+            },
+            VALIDATE => Message::Validate {
+                conn,
+                path: u16_of(&mut b, "path")?,
+                echo: array(&mut b, "echo")?,
+                mac: array(&mut b, "mac")?,
+            },
             ERROR => {
                 let c = take(&mut b, 1, "code")?[0];
                 let code = ErrorCode::from_u8(c).ok_or(WireError::Invalid { field: "code" })?;
@@ -180,13 +256,17 @@ impl Message {
     }
 
     /// Appends the encoding to `buf`. Texts longer than the limits are cut
-    /// (at a character boundary).
+    /// (at a character boundary); a GET is padded to [`MIN_GET`].
     pub fn emit(&self, buf: &mut Vec<u8>) {
+        let start = buf.len();
         buf.push(VERSION << 4 | SESSION_TYPE);
         let kind = match self {
             Message::Get { .. } => GET,
             Message::Offer { .. } => OFFER,
             Message::Error { .. } => ERROR,
+            Message::Join { .. } => JOIN,
+            Message::Joined { .. } => JOINED,
+            Message::Validate { .. } => VALIDATE,
         };
         buf.push(kind);
         buf.extend_from_slice(&self.conn().to_be_bytes());
@@ -199,10 +279,38 @@ impl Message {
             buf.extend_from_slice(&s.as_bytes()[..n]);
         };
         match self {
-            Message::Get { path, .. } => put_text(buf, path, MAX_PATH),
-            Message::Offer { size, sha256, .. } => {
+            Message::Get { path, .. } => {
+                put_text(buf, path, MAX_PATH);
+                if buf.len() - start < MIN_GET {
+                    buf.resize(start + MIN_GET, 0);
+                }
+            }
+            Message::Offer {
+                size, sha256, key, ..
+            } => {
                 buf.extend_from_slice(&size.to_be_bytes());
                 buf.extend_from_slice(sha256);
+                buf.extend_from_slice(key);
+            }
+            Message::Join {
+                path, nonce, mac, ..
+            } => {
+                buf.extend_from_slice(&path.to_be_bytes());
+                buf.extend_from_slice(nonce);
+                buf.extend_from_slice(mac);
+            }
+            Message::Joined {
+                path, challenge, ..
+            } => {
+                buf.extend_from_slice(&path.to_be_bytes());
+                buf.extend_from_slice(challenge);
+            }
+            Message::Validate {
+                path, echo, mac, ..
+            } => {
+                buf.extend_from_slice(&path.to_be_bytes());
+                buf.extend_from_slice(echo);
+                buf.extend_from_slice(mac);
             }
             Message::Error { code, message, .. } => {
                 buf.push(*code as u8);
@@ -210,6 +318,48 @@ impl Message {
             }
         }
     }
+}
+
+/// HMAC-SHA256 under `key` of `label`, `conn`, `path` and `data`, cut to 16
+/// bytes: the tag of a JOIN (`data` = its nonce) or a VALIDATE (its echo).
+pub fn tag(key: &[u8; 16], label: &[u8], conn: u16, path: u16, data: &[u8; 8]) -> [u8; 16] {
+    use hmac::Mac;
+    let full = mac(key, label, conn, path, data).finalize().into_bytes();
+    full[..16].try_into().expect("16 of 32 bytes")
+}
+
+fn mac(
+    key: &[u8; 16],
+    label: &[u8],
+    conn: u16,
+    path: u16,
+    data: &[u8; 8],
+) -> hmac::Hmac<sha2::Sha256> {
+    use hmac::Mac;
+    let mut m = hmac::Hmac::<sha2::Sha256>::new_from_slice(key).expect("any key length");
+    m.update(label);
+    m.update(&conn.to_be_bytes());
+    m.update(&path.to_be_bytes());
+    m.update(data);
+    m
+}
+
+/// Checks a tag in constant time.
+pub fn tag_ok(
+    key: &[u8; 16],
+    label: &[u8],
+    conn: u16,
+    path: u16,
+    data: &[u8; 8],
+    mac: &[u8; 16],
+) -> bool {
+    use hmac::{Hmac, Mac};
+    let mut m = Hmac::<sha2::Sha256>::new_from_slice(key).expect("any key length");
+    m.update(label);
+    m.update(&conn.to_be_bytes());
+    m.update(&path.to_be_bytes());
+    m.update(data);
+    m.verify_truncated_left(mac).is_ok()
 }
 
 #[cfg(test)]
@@ -233,6 +383,24 @@ mod tests {
             conn: 65535,
             size: 1 << 40,
             sha256: [9; 32],
+            key: [3; 16],
+        });
+        round_trip(Message::Join {
+            conn: 2,
+            path: 1,
+            nonce: [4; 8],
+            mac: [5; 16],
+        });
+        round_trip(Message::Joined {
+            conn: 2,
+            path: 1,
+            challenge: [6; 8],
+        });
+        round_trip(Message::Validate {
+            conn: 2,
+            path: 1,
+            echo: [6; 8],
+            mac: [7; 16],
         });
         round_trip(Message::Error {
             conn: 1,
@@ -250,13 +418,27 @@ mod tests {
         }
         .emit(&mut b);
         assert_eq!(
-            Message::parse(&b[..b.len() - 1]),
+            Message::parse(&b[..8]),
             Err(WireError::Truncated { field: "path" })
         );
-        let mut extra = b.clone();
-        extra.push(0);
+        let mut padded = b.clone();
+        padded.push(1);
         assert_eq!(
-            Message::parse(&extra),
+            Message::parse(&padded),
+            Err(WireError::Invalid { field: "padding" })
+        );
+        assert_eq!(b.len(), MIN_GET, "a GET is padded");
+        let mut offer = Vec::new();
+        Message::Offer {
+            conn: 1,
+            size: 2,
+            sha256: [0; 32],
+            key: [0; 16],
+        }
+        .emit(&mut offer);
+        offer.push(0);
+        assert_eq!(
+            Message::parse(&offer),
             Err(WireError::Invalid { field: "length" })
         );
         let mut kind = b.clone();
@@ -285,6 +467,16 @@ mod tests {
     }
 
     #[test]
+    fn tags_bind_key_label_connection_path_and_data() {
+        let t = tag(&[1; 16], b"join", 2, 3, &[4; 8]);
+        assert!(tag_ok(&[1; 16], b"join", 2, 3, &[4; 8], &t));
+        assert!(!tag_ok(&[9; 16], b"join", 2, 3, &[4; 8], &t));
+        assert!(!tag_ok(&[1; 16], b"valid", 2, 3, &[4; 8], &t));
+        assert!(!tag_ok(&[1; 16], b"join", 2, 4, &[4; 8], &t));
+        assert!(!tag_ok(&[1; 16], b"join", 2, 3, &[5; 8], &t));
+    }
+
+    #[test]
     fn parse_never_panics() {
         // Every prefix and single-byte change of valid messages.
         let mut samples = Vec::new();
@@ -297,6 +489,13 @@ mod tests {
                 conn: 3,
                 size: 5,
                 sha256: [1; 32],
+                key: [2; 16],
+            },
+            Message::Join {
+                conn: 3,
+                path: 1,
+                nonce: [1; 8],
+                mac: [2; 16],
             },
             Message::Error {
                 conn: 3,

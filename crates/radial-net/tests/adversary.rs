@@ -1,0 +1,289 @@
+//! What a real network may send a server: forged and replayed joins,
+//! requests from an address that never proved it receives, and garbage.
+//! None of it creates state, pumps data at an unproven address, or slows a
+//! real transfer.
+
+use std::net::{SocketAddr, UdpSocket};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use radial_core::seq::SeqNum;
+use radial_core::wire::rcp::{PullBlock, RcpFlags, RcpHeader};
+use radial_net::session::{tag, Message};
+use radial_net::{get, hash_file, GetConfig, Server, ServerStats};
+
+struct Fixture {
+    dir: PathBuf,
+    server: SocketAddr,
+    stop: Arc<AtomicBool>,
+    handle: Option<thread::JoinHandle<ServerStats>>,
+}
+
+impl Fixture {
+    fn stats(mut self) -> ServerStats {
+        self.stop.store(true, Ordering::Relaxed);
+        self.handle.take().unwrap().join().unwrap()
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn serve(name: &str, size: usize) -> Fixture {
+    let dir = std::env::temp_dir().join(format!("radial-adv-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let data: Vec<u8> = (0..size).map(|i| (i * 31 + i / 997) as u8).collect();
+    std::fs::write(dir.join("data.bin"), &data).unwrap();
+    let mut server = Server::bind(&dir, &["127.0.0.1:0".parse().unwrap()]).unwrap();
+    let addr = server.local_addrs()[0];
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let handle = thread::spawn(move || {
+        server.run(&s).unwrap();
+        server.stats()
+    });
+    Fixture {
+        dir,
+        server: addr,
+        stop,
+        handle: Some(handle),
+    }
+}
+
+/// A hand-driven client socket.
+struct Raw {
+    sock: UdpSocket,
+    server: SocketAddr,
+    sent: u64,
+    received: u64,
+}
+
+impl Raw {
+    fn new(server: SocketAddr) -> Raw {
+        let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+        sock.set_read_timeout(Some(Duration::from_millis(50)))
+            .unwrap();
+        Raw {
+            sock,
+            server,
+            sent: 0,
+            received: 0,
+        }
+    }
+
+    fn send(&mut self, d: &[u8]) {
+        self.sent += d.len() as u64;
+        self.sock.send_to(d, self.server).unwrap();
+    }
+
+    fn send_msg(&mut self, m: &Message) {
+        let mut d = Vec::new();
+        m.emit(&mut d);
+        self.send(&d);
+    }
+
+    /// Everything that arrives within `for_`.
+    fn collect(&mut self, for_: Duration) -> Vec<Vec<u8>> {
+        let end = Instant::now() + for_;
+        let mut out = Vec::new();
+        let mut buf = [0u8; 65536];
+        while Instant::now() < end {
+            if let Ok((n, _)) = self.sock.recv_from(&mut buf) {
+                self.received += n as u64;
+                out.push(buf[..n].to_vec());
+            }
+        }
+        out
+    }
+
+    /// GET: the offer's key.
+    fn key(&mut self, conn: u16) -> [u8; 16] {
+        self.send_msg(&Message::Get {
+            conn,
+            path: "data.bin".into(),
+        });
+        for d in self.collect(Duration::from_millis(200)) {
+            if let Ok(Message::Offer { key, .. }) = Message::parse(&d) {
+                return key;
+            }
+        }
+        panic!("no offer");
+    }
+
+    fn joined(&mut self) -> Option<[u8; 8]> {
+        self.collect(Duration::from_millis(200))
+            .iter()
+            .find_map(|d| match Message::parse(d) {
+                Ok(Message::Joined { challenge, .. }) => Some(challenge),
+                _ => None,
+            })
+    }
+}
+
+fn join(conn: u16, key: &[u8; 16], nonce: [u8; 8]) -> Message {
+    Message::Join {
+        conn,
+        path: 0,
+        nonce,
+        mac: tag(key, b"join", conn, 0, &nonce),
+    }
+}
+
+fn syn(conn: u16) -> Vec<u8> {
+    let mut d = Vec::new();
+    RcpHeader::new(RcpFlags::SYN, u32::from(conn), SeqNum(0), SeqNum(0), 0).emit(&mut d);
+    d
+}
+
+#[test]
+fn a_short_get_gets_no_answer() {
+    let f = serve("short", 10);
+    let mut a = Raw::new(f.server);
+    let mut d = Vec::new();
+    Message::Get {
+        conn: 3,
+        path: "data.bin".into(),
+    }
+    .emit(&mut d);
+    d.truncate(20);
+    a.send(&d);
+    assert!(a.collect(Duration::from_millis(200)).is_empty());
+    assert_eq!(f.stats().sessions, 0);
+}
+
+#[test]
+fn a_forged_or_replayed_join_creates_no_pipe() {
+    let f = serve("forged", 100_000);
+    let mut a = Raw::new(f.server);
+    let key = a.key(7);
+    // A token made with the wrong key: no answer, and its SYN opens nothing.
+    a.send_msg(&join(7, &[0; 16], [1; 8]));
+    assert_eq!(a.joined(), None);
+    a.send(&syn(7));
+    assert!(
+        a.collect(Duration::from_millis(200)).is_empty(),
+        "no SYN+ACK"
+    );
+    // The right token is accepted ...
+    a.send_msg(&join(7, &key, [2; 8]));
+    assert!(a.joined().is_some());
+    // ... once: the same join from another address is a replay.
+    let mut b = Raw::new(f.server);
+    b.send_msg(&join(7, &key, [2; 8]));
+    assert_eq!(b.joined(), None);
+    b.send(&syn(7));
+    assert!(
+        b.collect(Duration::from_millis(200)).is_empty(),
+        "no SYN+ACK"
+    );
+    let stats = f.stats();
+    assert_eq!(stats.pipes, 0);
+    assert!(stats.rejected >= 4, "{stats:?}");
+}
+
+#[test]
+fn an_unproven_address_gets_at_most_three_times_what_it_sent() {
+    let f = serve("amplify", 2_000_000);
+    let mut a = Raw::new(f.server);
+    let key = a.key(9);
+    a.send_msg(&join(9, &key, [3; 8]));
+    let challenge = a.joined().expect("joined");
+    a.send(&syn(9));
+    let synack = a.collect(Duration::from_millis(100));
+    let isn = synack
+        .iter()
+        .find_map(|d| RcpHeader::parse(d).ok().map(|(h, _)| h.seq))
+        .expect("SYN+ACK");
+    // One small REQ pulling 100 kB.
+    let mut req = RcpHeader::new(RcpFlags::REQ | RcpFlags::PUL, 9, isn + 1u32, isn + 1u32, 1);
+    req.push_block(PullBlock {
+        start: isn + 1u32,
+        end: isn + 1u32 + 100_000u32,
+        id: 1,
+    });
+    let mut d = Vec::new();
+    req.emit(&mut d);
+    a.send(&d);
+    a.collect(Duration::from_millis(500));
+    assert!(
+        a.received <= 3 * a.sent,
+        "received {} for {} sent",
+        a.received,
+        a.sent
+    );
+    // Echoing the challenge proves the address: the rest flows.
+    a.send_msg(&Message::Validate {
+        conn: 9,
+        path: 0,
+        echo: challenge,
+        mac: tag(&key, b"valid", 9, 0, &challenge),
+    });
+    a.collect(Duration::from_millis(500));
+    assert!(
+        a.received > 100_000,
+        "received {} after validation",
+        a.received
+    );
+    let stats = f.stats();
+    assert!(stats.amplification_waits > 0, "{stats:?}");
+}
+
+#[test]
+fn garbage_neither_breaks_nor_slows_a_transfer() {
+    let f = serve("garbage", 10_000_000);
+    let target = f.server;
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let noise = thread::spawn(move || {
+        let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let mut x: u64 = 88172645463325252;
+        let mut n = 0u64;
+        while !s.load(Ordering::Relaxed) {
+            let len = (x % 200) as usize + 1;
+            let mut d = Vec::with_capacity(len);
+            for _ in 0..len {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                d.push(x as u8);
+            }
+            // Some look like session messages or RCP headers.
+            d[0] = [0x10, 0x11, 0x12, 0x00][(x % 4) as usize];
+            let _ = sock.send_to(&d, target);
+            n += 1;
+            if n % 50 == 0 {
+                thread::sleep(Duration::from_millis(1));
+            }
+        }
+        n
+    });
+    let cfg = GetConfig::new(
+        f.server,
+        "data.bin",
+        &["127.0.0.1:0".parse().unwrap()],
+        f.dir.join("out.bin"),
+    );
+    let s = get(&cfg, None, |_| {}).unwrap();
+    stop.store(true, Ordering::Relaxed);
+    let sent = noise.join().unwrap();
+    assert_eq!(
+        hash_file(&cfg.out).unwrap(),
+        hash_file(&f.dir.join("data.bin")).unwrap()
+    );
+    assert!(sent > 100, "{sent} garbage datagrams");
+    assert_eq!(s.duplicate_bytes, 0);
+    let stats = f.stats();
+    assert!(stats.dropped + stats.rejected > 0, "{stats:?}");
+    assert_eq!(stats.pipes, 1, "{stats:?}");
+}
