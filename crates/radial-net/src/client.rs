@@ -11,7 +11,7 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 
 use mio::net::UdpSocket;
 use mio::{Events, Interest, Poll, Token};
-use radial_core::r2cp::R2cpReceiver;
+use radial_core::r2cp::{R2cpReceiver, TargetRate};
 use radial_core::{AppEvent, Endpoint, HostEvent, PathId};
 use sha2::{Digest, Sha256};
 
@@ -48,10 +48,14 @@ pub struct GetConfig {
     /// One pipe per path. Every server named must offer the same file (size
     /// and SHA-256): replicas.
     pub paths: Vec<PathConfig>,
-    /// Paths to replicas held in reserve: when nothing has been heard on any
-    /// open path for [`FAILOVER`], those are dropped and these opened
-    /// (server migration, R²CP §4.4.2).
-    pub standby: Vec<PathConfig>,
+    /// Groups of paths held in reserve: when every open path is gone or has
+    /// heard nothing for [`FAILOVER`], they are dropped and the next group
+    /// opened (another interface in a hard handoff; a replica in a server
+    /// migration, R²CP §4.4.2).
+    pub standby: Vec<Vec<PathConfig>>,
+    /// Policy-based aggregation (pTCP Figure 10): a target payload rate,
+    /// served first by the path with this index in `paths`.
+    pub target: Option<(radial_core::BitRate, usize)>,
     /// Where to write the file.
     pub out: PathBuf,
 }
@@ -66,6 +70,7 @@ impl GetConfig {
                 .map(|&via| PathConfig { via, to: server })
                 .collect(),
             standby: Vec::new(),
+            target: None,
             out,
         }
     }
@@ -118,7 +123,7 @@ pub struct Summary {
     pub re_requests: u64,
     /// Bytes that arrived twice.
     pub duplicate_bytes: u64,
-    /// Migrations to the standby replicas (0 or 1).
+    /// Times a standby group took over.
     pub migrations: u32,
 }
 
@@ -398,12 +403,23 @@ pub fn get(
             .map(|k| k.1)
             .expect("asked")
     };
-    let mut rx = R2cpReceiver::new(r2cp_config(conn));
+    let mut r2cp = r2cp_config(conn);
+    r2cp.target = cfg.target.map(|(rate, prefer)| TargetRate {
+        rate,
+        prefer: PathId(prefer as u16),
+        period: TargetRate::DEFAULT_PERIOD,
+    });
+    let mut rx = R2cpReceiver::new(r2cp);
     let mut paths: Vec<PathSock> = Vec::new();
     for p in &cfg.paths {
         open_path(&mut paths, *p, key_of(&keys, p.to), conn, &poll)?;
     }
-    let mut standby = cfg.standby.clone();
+    let mut standby: std::collections::VecDeque<Vec<PathConfig>> = cfg
+        .standby
+        .iter()
+        .filter(|g| !g.is_empty())
+        .cloned()
+        .collect();
     let mut migrations = 0;
     let mut out = BufWriter::with_capacity(1 << 20, File::create(&cfg.out)?);
     let mut hasher = Sha256::new();
@@ -488,20 +504,20 @@ pub fn get(
         // Every open path silent: migrate to the replicas held in reserve.
         let open = paths.iter().filter(|p| p.sock.is_some());
         if !standby.is_empty() && open.clone().all(|p| p.heard.elapsed() > FAILOVER) {
-            let first = standby[0];
-            let o = ask(&first, &mut poll, conn, &cfg.path)?;
-            if (o.size, o.sha256) != (size, sha256) {
-                return Err(GetError::NotReplicas(first.to));
+            let group = standby.pop_front().expect("not empty");
+            for p in &group {
+                if !keys.iter().any(|(t, _)| *t == p.to) {
+                    let o = ask(p, &mut poll, conn, &cfg.path)?;
+                    if (o.size, o.sha256) != (size, sha256) {
+                        return Err(GetError::NotReplicas(p.to));
+                    }
+                    keys.push((p.to, o.key));
+                }
             }
-            keys.push((first.to, o.key));
             for i in 0..paths.len() {
                 drop_path(&mut paths, i, &poll, &mut rx, &clock);
             }
-            for p in std::mem::take(&mut standby) {
-                if !keys.iter().any(|(t, _)| *t == p.to) {
-                    let o = ask(&p, &mut poll, conn, &cfg.path)?;
-                    keys.push((p.to, o.key));
-                }
+            for p in group {
                 open_path(&mut paths, p, key_of(&keys, p.to), conn, &poll)?;
             }
             migrations += 1;

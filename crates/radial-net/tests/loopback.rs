@@ -132,10 +132,10 @@ fn a_server_that_dies_mid_transfer_is_replaced_by_its_replica() {
         replica.stats()
     });
     let mut cfg = config(&a, &["127.0.0.1:0"]);
-    cfg.standby = vec![radial_net::PathConfig {
+    cfg.standby = vec![vec![radial_net::PathConfig {
         via: "127.0.0.1:0".parse().unwrap(),
         to: b_addr,
-    }];
+    }]];
     let mut killed_at = None;
     let summary = get(&cfg, None, |p| {
         if killed_at.is_none() && p.delivered > 8_000_000 {

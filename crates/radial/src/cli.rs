@@ -102,6 +102,13 @@ enum Command {
         /// missing.
         #[arg(long)]
         replica: Vec<String>,
+        /// How the paths are used: `aggregate` (every address, and every
+        /// replica, at once), `handoff` (one at a time: the next address,
+        /// then the replicas, when the current one is gone or silent), or
+        /// `target=RATE,prefer=ADDR` (aggregation held to RATE, served
+        /// first through ADDR).
+        #[arg(long, default_value = "aggregate")]
+        policy: String,
         /// Output file (default: the file's name, in the current directory).
         #[arg(short = 'o', long)]
         out: Option<PathBuf>,
@@ -215,9 +222,10 @@ pub fn main() -> ExitCode {
             url,
             via,
             replica,
+            policy,
             out,
             json,
-        } => crate::net::get(&url, &via, &replica, out, json),
+        } => crate::net::get(&url, &via, &replica, &policy, out, json),
         Command::Emulate { file } => crate::emulate::emulate(&file),
         Command::BenchOne {
             scenario,

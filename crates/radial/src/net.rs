@@ -87,11 +87,85 @@ fn parse_via(v: &str) -> Result<(SocketAddr, Option<SocketAddr>), CliError> {
     Ok((local, to))
 }
 
+/// How `radial get` uses its paths and servers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Policy {
+    /// Every local address to the server and every replica at once.
+    Aggregate,
+    /// One path at a time: the first address to the server; when it is
+    /// gone or silent, the next address, then the replicas.
+    Handoff,
+    /// Aggregation held to a payload rate, served first by one address
+    /// (pTCP Figure 10).
+    Target(radial_core::BitRate, IpAddr),
+}
+
+fn parse_policy(p: &str) -> Result<Policy, CliError> {
+    let bad = || {
+        CliError::Input(format!(
+            "--policy `{p}`: expected aggregate, handoff or target=RATE,prefer=ADDR"
+        ))
+    };
+    match p {
+        "aggregate" => return Ok(Policy::Aggregate),
+        "handoff" => return Ok(Policy::Handoff),
+        _ => {}
+    }
+    let rest = p.strip_prefix("target=").ok_or_else(bad)?;
+    let (rate, prefer) = rest.split_once(",prefer=").ok_or_else(bad)?;
+    let rate = radial_sim::scenario::units::parse_rate(rate)
+        .map_err(|e| CliError::Input(format!("--policy `{p}`: {e}")))?;
+    let prefer = prefer.parse::<IpAddr>().map_err(|_| bad())?;
+    Ok(Policy::Target(rate, prefer))
+}
+
+/// Sets the paths, standby groups and target of `cfg` (one path per
+/// address to the server already) for `policy`.
+fn apply_policy(
+    cfg: &mut GetConfig,
+    policy: &str,
+    replicas: &[SocketAddr],
+) -> Result<(), CliError> {
+    let direct = cfg.paths.clone();
+    let to_replica = |to: SocketAddr| -> Vec<PathConfig> {
+        direct
+            .iter()
+            .map(|p| PathConfig { via: p.via, to })
+            .collect()
+    };
+    match parse_policy(policy)? {
+        Policy::Aggregate => {
+            for &r in replicas {
+                cfg.paths.extend(to_replica(r));
+            }
+        }
+        Policy::Handoff => {
+            cfg.paths.truncate(1);
+            cfg.standby = direct[1..].iter().map(|p| vec![*p]).collect();
+            cfg.standby.extend(replicas.iter().map(|&r| to_replica(r)));
+        }
+        Policy::Target(rate, prefer) => {
+            let i = direct
+                .iter()
+                .position(|p| p.via.ip() == prefer)
+                .ok_or_else(|| {
+                    CliError::Input(format!(
+                        "--policy: prefer={prefer} is not one of the --via addresses"
+                    ))
+                })?;
+            cfg.target = Some((rate, i));
+            cfg.standby = replicas.iter().map(|&r| to_replica(r)).collect();
+        }
+    }
+    Ok(())
+}
+
 /// `radial get URL [--via ADDR ...] [-o FILE] [--json]`.
 pub fn get(
     url: &str,
     vias: &[String],
     replicas: &[String],
+    policy: &str,
     out: Option<PathBuf>,
     json: bool,
 ) -> Result<(), CliError> {
@@ -134,10 +208,7 @@ pub fn get(
             p.to = *to;
         }
     }
-    cfg.standby = replicas
-        .iter()
-        .flat_map(|&to| via.iter().map(move |&v| PathConfig { via: v, to }))
-        .collect();
+    apply_policy(&mut cfg, policy, &replicas)?;
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
@@ -216,6 +287,40 @@ pub fn get(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn policies_shape_paths_and_standby() {
+        let a = |s: &str| s.parse::<SocketAddr>().unwrap();
+        let base = || {
+            GetConfig::new(
+                a("10.0.0.1:7400"),
+                "f",
+                &[a("10.1.0.2:0"), a("10.2.0.2:0")],
+                PathBuf::from("f"),
+            )
+        };
+        let replica = [a("10.0.0.9:7400")];
+        let mut c = base();
+        apply_policy(&mut c, "aggregate", &replica).unwrap();
+        assert_eq!(c.paths.len(), 4);
+        assert!(c.standby.is_empty());
+        let mut c = base();
+        apply_policy(&mut c, "handoff", &replica).unwrap();
+        assert_eq!(c.paths.len(), 1);
+        assert_eq!(c.standby.len(), 2, "the second address, then the replica");
+        assert_eq!(c.standby[1].len(), 2);
+        let mut c = base();
+        apply_policy(&mut c, "target=10Mbit/s,prefer=10.2.0.2", &[]).unwrap();
+        assert_eq!(c.target, Some((radial_core::BitRate::from_mbps(10), 1)));
+        for bad in [
+            "fast",
+            "target=10Mbit/s",
+            "target=10Mbit/s,prefer=10.9.9.9",
+            "target=ten,prefer=10.1.0.2",
+        ] {
+            assert!(apply_policy(&mut base(), bad, &[]).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn urls_name_server_and_path() {
