@@ -79,11 +79,16 @@ impl GetConfig {
 /// A change to the paths while the transfer runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Control {
-    /// The local address of pipe `i` (its index in `vias`) is gone: the pipe
-    /// is deleted and what it had outstanding is requested elsewhere.
+    /// The local address of path `i` is gone: its pipe is deleted and what
+    /// it had outstanding is requested elsewhere.
     Drop(usize),
-    /// Open pipe `i` again (its address is back), from a new socket.
+    /// Open path `i` again (its address is back), from a new socket.
     Add(usize),
+    /// Every open path from this local address is gone.
+    AddressGone(std::net::IpAddr),
+    /// This local address is back: the paths configured from it that have
+    /// no open pipe open again.
+    AddressBack(std::net::IpAddr),
 }
 
 /// Progress, reported about ten times a second.
@@ -441,6 +446,21 @@ pub fn get(
                         // A new pipe, with a path id of its own.
                         let (p, key) = (paths[i].cfg, paths[i].key);
                         open_path(&mut paths, p, key, conn, &poll)?;
+                    }
+                    Ok(Control::AddressGone(ip)) => {
+                        for i in 0..paths.len() {
+                            if paths[i].cfg.via.ip() == ip {
+                                drop_path(&mut paths, i, &poll, &mut rx, &clock);
+                            }
+                        }
+                    }
+                    Ok(Control::AddressBack(ip)) => {
+                        for p in cfg.paths.iter().filter(|p| p.via.ip() == ip) {
+                            let open = paths.iter().any(|q| q.cfg == *p && q.sock.is_some());
+                            if !open {
+                                open_path(&mut paths, *p, key_of(&keys, p.to), conn, &poll)?;
+                            }
+                        }
                     }
                     Ok(_) => {}
                     Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,

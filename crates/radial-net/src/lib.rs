@@ -14,6 +14,7 @@ pub mod config;
 pub mod emulator;
 pub mod server;
 pub mod session;
+pub mod watch;
 
 pub use client::{get, Control, GetConfig, GetError, PathConfig, PipeSummary, Progress, Summary};
 pub use emulator::{EmuCommand, Emulator, LinkModel, PathModel};

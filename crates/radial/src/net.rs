@@ -219,11 +219,26 @@ pub fn get(
     if json {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let result = radial_net::get(&cfg, None, |p| {
+    // Addresses that disappear or come back drive handoffs: polled every
+    // second, and told on standard input (`drop ADDR`, `add ADDR`).
+    let (tx, control) = std::sync::mpsc::channel();
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut watched: Vec<IpAddr> = cfg.paths.iter().map(|p| p.via.ip()).collect();
+    watched.dedup();
+    let watcher = radial_net::watch::watch_addresses(
+        watched,
+        std::time::Duration::from_secs(1),
+        tx.clone(),
+        stop.clone(),
+    );
+    radial_net::watch::read_commands(std::io::BufReader::new(std::io::stdin()), tx);
+    let result = radial_net::get(&cfg, Some(&control), |p| {
         bar.set_length(p.size);
         bar.set_position(p.delivered);
     });
     bar.finish_and_clear();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = watcher.join();
     let s = result.map_err(|e| match e {
         GetError::Refused(_) => CliError::Input(format!("{url}: {e}")),
         _ => CliError::Failed(format!("{url}: {e}")),

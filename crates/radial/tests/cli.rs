@@ -380,3 +380,70 @@ fn emulate_rejects_a_bad_file_naming_the_key() {
         "{err}"
     );
 }
+
+#[test]
+fn get_hands_off_when_told_an_address_is_gone() {
+    use std::io::{BufRead, Write};
+    let dir = temp_dir("drop");
+    std::fs::create_dir_all(dir.join("root")).unwrap();
+    let data: Vec<u8> = (0..6_000_000u32)
+        .map(|i| (i * 17 + i / 1013) as u8)
+        .collect();
+    std::fs::write(dir.join("root/f.bin"), &data).unwrap();
+    let (_server, addr) = serve(&dir.join("root"));
+    let file = dir.join("paths.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "server = \"{addr}\"\n\
+             [[path]]\nfront = \"127.0.0.13\"\nrate = \"10Mbit/s\"\ndelay = \"5ms\"\n\
+             [[path]]\nfront = \"127.0.0.14\"\nrate = \"10Mbit/s\"\ndelay = \"5ms\"\n"
+        ),
+    )
+    .unwrap();
+    let mut emu = Command::new(env!("CARGO_BIN_EXE_radial"))
+        .args(["emulate", file.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(emu.stdout.take().unwrap()).lines();
+    let mut front = || {
+        let l = lines.next().unwrap().unwrap();
+        l.split_whitespace().nth(2).unwrap().to_string()
+    };
+    let (f0, f1) = (front(), front());
+    let _emulator = ServeProcess(emu);
+    let out = dir.join("got.bin");
+    let mut get = Command::new(env!("CARGO_BIN_EXE_radial"))
+        .args([
+            "get",
+            &format!("radial://{addr}/f.bin"),
+            "--via",
+            &format!("127.0.0.23@{f0}"),
+            "--via",
+            &format!("127.0.0.24@{f1}"),
+            "-o",
+            out.to_str().unwrap(),
+            "--json",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    let mut stdin = get.stdin.take().unwrap();
+    writeln!(stdin, "drop 127.0.0.23").unwrap();
+    drop(stdin);
+    let o = get.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&out).unwrap(), data);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let pipes = v["pipes"].as_array().unwrap();
+    let (b0, b1) = (
+        pipes[0]["bytes"].as_u64().unwrap(),
+        pipes[1]["bytes"].as_u64().unwrap(),
+    );
+    // Both paths worked until the drop; the second carried the rest.
+    assert!(b0 > 0 && b0 < 3_500_000 && b1 > 2_500_000, "{v}");
+}

@@ -1,0 +1,143 @@
+//! Noticing the host's addresses come and go: a thread lists the
+//! interfaces' addresses every so often and turns the changes among the
+//! addresses a transfer uses into [`Control`] messages, which drive its
+//! handoffs; and a reader of `drop ADDR` / `add ADDR` commands for the same.
+
+use std::io::BufRead;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use crate::client::Control;
+
+/// The changes that take `up` (whether each address in `watched` was
+/// present) to what `present` says, as controls; `up` is updated.
+/// Unspecified addresses (0.0.0.0, ::) are never reported.
+pub fn changes(watched: &[IpAddr], present: &[IpAddr], up: &mut [bool]) -> Vec<Control> {
+    let mut out = Vec::new();
+    for (i, ip) in watched.iter().enumerate() {
+        if ip.is_unspecified() {
+            continue;
+        }
+        let now = present.contains(ip);
+        if up[i] && !now {
+            out.push(Control::AddressGone(*ip));
+        } else if !up[i] && now {
+            out.push(Control::AddressBack(*ip));
+        }
+        up[i] = now;
+    }
+    out
+}
+
+/// The host's interface addresses now.
+pub fn host_addresses() -> Vec<IpAddr> {
+    if_addrs::get_if_addrs()
+        .map(|v| v.into_iter().map(|i| i.ip()).collect())
+        .unwrap_or_default()
+}
+
+/// Polls the host's addresses every `period` until `stop`, sending the
+/// changes among `watched` to `tx`.
+pub fn watch_addresses(
+    watched: Vec<IpAddr>,
+    period: Duration,
+    tx: Sender<Control>,
+    stop: Arc<AtomicBool>,
+) -> thread::JoinHandle<()> {
+    thread::spawn(move || {
+        let present = host_addresses();
+        let mut up: Vec<bool> = watched.iter().map(|ip| present.contains(ip)).collect();
+        while !stop.load(Ordering::Relaxed) {
+            thread::sleep(period);
+            for c in changes(&watched, &host_addresses(), &mut up) {
+                if tx.send(c).is_err() {
+                    return;
+                }
+            }
+        }
+    })
+}
+
+/// Parses a control command: `drop ADDR` or `add ADDR`.
+pub fn parse_command(line: &str) -> Result<Control, String> {
+    let mut words = line.split_whitespace();
+    let (verb, addr) = (words.next(), words.next());
+    let ip = addr
+        .and_then(|a| a.parse::<IpAddr>().ok())
+        .ok_or_else(|| format!("`{}`: expected `drop ADDR` or `add ADDR`", line.trim()))?;
+    match verb {
+        Some("drop") => Ok(Control::AddressGone(ip)),
+        Some("add") => Ok(Control::AddressBack(ip)),
+        _ => Err(format!(
+            "`{}`: expected `drop ADDR` or `add ADDR`",
+            line.trim()
+        )),
+    }
+}
+
+/// Reads commands from `input` line by line (until it ends), sending each
+/// to `tx`; a bad line is reported on standard error and skipped.
+pub fn read_commands(input: impl BufRead + Send + 'static, tx: Sender<Control>) {
+    thread::spawn(move || {
+        for line in input.lines().map_while(Result::ok) {
+            if line.trim().is_empty() {
+                continue;
+            }
+            match parse_command(&line) {
+                Ok(c) => {
+                    if tx.send(c).is_err() {
+                        return;
+                    }
+                }
+                Err(e) => eprintln!("control: {e}"),
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_that_go_and_come_back_are_reported_once() {
+        let a: IpAddr = "10.0.0.2".parse().unwrap();
+        let b: IpAddr = "10.1.0.2".parse().unwrap();
+        let any: IpAddr = "0.0.0.0".parse().unwrap();
+        let watched = [a, b, any];
+        let mut up = vec![true, true, true];
+        assert_eq!(changes(&watched, &[a, b], &mut up), vec![]);
+        assert_eq!(
+            changes(&watched, &[b], &mut up),
+            vec![Control::AddressGone(a)]
+        );
+        assert_eq!(changes(&watched, &[b], &mut up), vec![]);
+        assert_eq!(
+            changes(&watched, &[a], &mut up),
+            vec![Control::AddressBack(a), Control::AddressGone(b)]
+        );
+    }
+
+    #[test]
+    fn commands() {
+        let a: IpAddr = "127.0.0.2".parse().unwrap();
+        assert_eq!(parse_command("drop 127.0.0.2"), Ok(Control::AddressGone(a)));
+        assert_eq!(
+            parse_command("  add 127.0.0.2 "),
+            Ok(Control::AddressBack(a))
+        );
+        assert!(parse_command("drop eth0")
+            .unwrap_err()
+            .contains("drop eth0"));
+        assert!(parse_command("remove 127.0.0.2").is_err());
+    }
+
+    #[test]
+    fn the_loopback_address_is_listed() {
+        assert!(host_addresses().contains(&"127.0.0.1".parse::<IpAddr>().unwrap()));
+    }
+}
