@@ -279,9 +279,41 @@ struct PathSock {
     nonce: [u8; 8],
     joined: bool,
     join_sent: std::time::Instant,
+    /// Envelope nonces received and not echoed yet, and since when.
+    echo: Vec<u32>,
+    echo_since: std::time::Instant,
 }
 
+/// Nonces gathered before an ECHO goes out.
+const ECHO_BATCH: usize = 32;
+/// Longest a received nonce waits to be echoed.
+const ECHO_DELAY: std::time::Duration = std::time::Duration::from_millis(5);
+
 impl PathSock {
+    /// Echoes the nonces received (the receipt guard), when a batch is
+    /// full or the oldest has waited [`ECHO_DELAY`].
+    fn echo(&mut self, conn: u16, id: usize) {
+        if self.echo.is_empty()
+            || (self.echo.len() < ECHO_BATCH && self.echo_since.elapsed() < ECHO_DELAY)
+        {
+            return;
+        }
+        let mut d = Vec::new();
+        for chunk in self.echo.chunks(crate::session::MAX_ECHO) {
+            d.clear();
+            Message::Echo {
+                conn,
+                path: id as u16,
+                nonces: chunk.to_vec(),
+            }
+            .emit(&mut d);
+            if let Some(s) = &self.sock {
+                let _ = s.send_to(&d, self.cfg.to);
+            }
+        }
+        self.echo.clear();
+    }
+
     /// Sends (again) the JOIN that lets this path open its pipe.
     fn send_join(&mut self, conn: u16, id: usize) {
         let path = id as u16;
@@ -320,6 +352,8 @@ fn open_path(
         nonce,
         joined: false,
         join_sent: std::time::Instant::now(),
+        echo: Vec::new(),
+        echo_since: std::time::Instant::now(),
     };
     ps.send_join(conn, id);
     paths.push(ps);
@@ -467,11 +501,14 @@ pub fn get(
                 }
             }
         }
-        let wait = rx
+        let mut wait = rx
             .poll_timeout()
             .map_or(std::time::Duration::from_millis(100), |t| {
                 clock.until(t).min(std::time::Duration::from_millis(100))
             });
+        if paths.iter().any(|p| !p.echo.is_empty()) {
+            wait = wait.min(ECHO_DELAY);
+        }
         match poll.poll(&mut events, Some(wait)) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -509,8 +546,16 @@ pub fn get(
                     }
                     continue;
                 }
+                // Pipe datagrams come in the receipt guard's envelope.
+                let Some((nonce, inner)) = crate::guard::open(&data[..n]) else {
+                    continue;
+                };
+                if path.echo.is_empty() {
+                    path.echo_since = std::time::Instant::now();
+                }
+                path.echo.push(nonce);
                 path.heard = std::time::Instant::now();
-                rx.handle_datagram(clock.now(), PathId(i as u16), &data[..n]);
+                rx.handle_datagram(clock.now(), PathId(i as u16), inner);
             }
         }
         for (i, challenge) in joined {
@@ -520,6 +565,7 @@ pub fn get(
             if !p.joined && p.sock.is_some() && p.join_sent.elapsed() > GET_RETRY {
                 p.send_join(conn, i);
             }
+            p.echo(conn, i);
         }
         // Every open path silent: migrate to the replicas held in reserve.
         let open = paths.iter().filter(|p| p.sock.is_some());

@@ -12,6 +12,7 @@ pub mod client;
 pub mod clock;
 pub mod config;
 pub mod emulator;
+pub mod guard;
 pub mod server;
 pub mod session;
 pub mod watch;

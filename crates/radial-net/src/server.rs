@@ -26,6 +26,7 @@ use sha2::{Digest, Sha256};
 
 use crate::clock::Clock;
 use crate::config::rcp_config;
+use crate::guard::{seal, Nonces, ReceiptGuard};
 use crate::session::{is_session, tag_ok, ErrorCode, Message, MIN_GET};
 
 /// How long a pipe may stay silent before the server forgets it.
@@ -50,6 +51,11 @@ pub struct ServerStats {
     /// Times a pipe's sending waited for its address to be validated (the
     /// three-times limit).
     pub amplification_waits: u64,
+    /// Times a pipe's sending waited for its receiver to prove receipt (the
+    /// receipt guard).
+    pub receipt_waits: u64,
+    /// Bytes receivers proved they received (echoed nonces).
+    pub proven_bytes: u64,
     /// Payload bytes sent.
     pub bytes_sent: u64,
 }
@@ -99,6 +105,8 @@ struct PipeState {
     last_heard: Instant,
     /// A datagram the socket would not take yet.
     stash: Option<Vec<u8>>,
+    /// What the receiver has proven it receives.
+    guard: ReceiptGuard,
 }
 
 /// The file server.
@@ -116,6 +124,7 @@ pub struct Server {
     /// Pipes by (socket, peer, connection id).
     pipes: HashMap<(usize, SocketAddr, u32), PipeState>,
     stats: ServerStats,
+    nonces: Nonces,
     buf: Vec<u8>,
     read_buf: Vec<u8>,
 }
@@ -148,6 +157,7 @@ impl Server {
             hashes: HashMap::new(),
             pipes: HashMap::new(),
             stats: ServerStats::default(),
+            nonces: Nonces::default(),
             buf: Vec::with_capacity(2048),
             read_buf: vec![0; 64 * 1024],
         })
@@ -163,7 +173,9 @@ impl Server {
 
     /// Counters so far.
     pub fn stats(&self) -> ServerStats {
-        self.stats
+        let mut s = self.stats;
+        s.proven_bytes = self.pipes.values().map(|p| p.guard.proven).sum();
+        s
     }
 
     /// Serves until `stop` is set.
@@ -229,6 +241,18 @@ impl Server {
                     echo,
                     mac,
                 }) => self.on_validate(s, peer, conn, path, echo, &mac, d.len()),
+                Ok(Message::Echo { conn, path, nonces }) => {
+                    let key = (s, peer, u32::from(conn) | (u32::from(path) << 16));
+                    match (self.auth.get_mut(&key), self.pipes.get_mut(&key)) {
+                        (Some(auth), Some(p)) => {
+                            auth.rx += d.len() as u64;
+                            for n in nonces {
+                                p.guard.echoed(n);
+                            }
+                        }
+                        _ => self.stats.rejected += 1,
+                    }
+                }
                 _ => self.stats.dropped += 1,
             }
             return;
@@ -271,6 +295,7 @@ impl Server {
                     closed: false,
                     last_heard: now,
                     stash: None,
+                    guard: ReceiptGuard::default(),
                 },
             );
         }
@@ -456,21 +481,35 @@ impl Server {
             feed(p, &mut self.read_buf);
             let sock = &self.sockets[p.socket];
             let auth = self.auth.get_mut(&k).expect("a pipe has its join");
-            // Sends `d` unless the address is unproven and it would take the
-            // path past three times what it received, or the socket is full.
-            let mut send = |d: &[u8], waits: &mut u64| {
-                if !auth.validated && auth.tx + d.len() as u64 > AMPLIFICATION * auth.rx {
-                    *waits += 1;
+            let nonces = &mut self.nonces;
+            let stats = &mut self.stats;
+            let mut sealed = Vec::with_capacity(1300);
+            let wall = std::time::Instant::now();
+            // Sends `d` in an envelope unless the address is unproven and it
+            // would take the path past three times what it received, the
+            // receiver has not proven receipt of enough of what it was sent,
+            // or the socket is full.
+            let mut send = |d: &[u8], p: &mut PipeState| {
+                let len = d.len() + crate::guard::ENVELOPE_LEN;
+                if !auth.validated && auth.tx + len as u64 > AMPLIFICATION * auth.rx {
+                    stats.amplification_waits += 1;
                     return false;
                 }
-                if !try_send(sock, d, p.peer) {
+                if !p.guard.allows(len, wall) {
+                    stats.receipt_waits += 1;
                     return false;
                 }
-                auth.tx += d.len() as u64;
+                let nonce = nonces.draw();
+                seal(nonce, d, &mut sealed);
+                if !try_send(sock, &sealed, p.peer) {
+                    return false;
+                }
+                p.guard.sent(nonce, len, wall);
+                auth.tx += len as u64;
                 true
             };
             if let Some(d) = p.stash.take() {
-                if !send(&d, &mut self.stats.amplification_waits) {
+                if !send(&d, p) {
                     p.stash = Some(d);
                     continue;
                 }
@@ -480,8 +519,8 @@ impl Server {
                 if p.sender.poll_transmit(now, &mut d).is_none() {
                     break;
                 }
-                self.stats.bytes_sent += d.len() as u64;
-                if !send(&d, &mut self.stats.amplification_waits) {
+                stats.bytes_sent += d.len() as u64;
+                if !send(&d, p) {
                     p.stash = Some(d);
                     break;
                 }

@@ -39,6 +39,8 @@ pub const VERSION: u8 = 1;
 pub const MAX_PATH: usize = 1024;
 /// Longest error text.
 pub const MAX_MESSAGE: usize = 512;
+/// Most nonces one ECHO carries.
+pub const MAX_ECHO: usize = 64;
 /// A GET is padded with zero bytes to at least this size, and a server
 /// answers no shorter one: its OFFER (61 bytes) or ERROR (the path and a
 /// few words) is then within three times what it received, so a forged
@@ -114,6 +116,16 @@ pub enum Message {
         /// Random, per path.
         challenge: [u8; 8],
     },
+    /// Client → server: the envelope nonces of datagrams that arrived on
+    /// `path` (the receipt guard, [`crate::guard`]).
+    Echo {
+        /// Connection number.
+        conn: u16,
+        /// Path number.
+        path: u16,
+        /// The nonces, at most [`MAX_ECHO`].
+        nonces: Vec<u32>,
+    },
     /// Client → server: the challenge of `path`, echoed; until it arrives
     /// the server sends at most three times what it received there.
     Validate {
@@ -144,6 +156,7 @@ const ERROR: u8 = 3;
 const JOIN: u8 = 4;
 const JOINED: u8 = 5;
 const VALIDATE: u8 = 6;
+const ECHO: u8 = 7;
 
 fn array<const N: usize>(b: &mut &[u8], field: &'static str) -> Result<[u8; N], WireError> {
     Ok(take(b, N, field)?.try_into().expect("N bytes"))
@@ -187,7 +200,8 @@ impl Message {
             | Message::Error { conn, .. }
             | Message::Join { conn, .. }
             | Message::Joined { conn, .. }
-            | Message::Validate { conn, .. } => *conn,
+            | Message::Validate { conn, .. }
+            | Message::Echo { conn, .. } => *conn,
         }
     }
 
@@ -232,6 +246,18 @@ impl Message {
                 path: u16_of(&mut b, "path")?,
                 challenge: array(&mut b, "challenge")?,
             },
+            ECHO => {
+                let path = u16_of(&mut b, "path")?;
+                let n = usize::from(take(&mut b, 1, "count")?[0]);
+                if n > MAX_ECHO {
+                    return Err(WireError::Invalid { field: "count" });
+                }
+                let mut nonces = Vec::with_capacity(n);
+                for _ in 0..n {
+                    nonces.push(u32::from_be_bytes(array(&mut b, "nonce")?));
+                }
+                Message::Echo { conn, path, nonces }
+            }
             VALIDATE => Message::Validate {
                 conn,
                 path: u16_of(&mut b, "path")?,
@@ -267,6 +293,7 @@ impl Message {
             Message::Join { .. } => JOIN,
             Message::Joined { .. } => JOINED,
             Message::Validate { .. } => VALIDATE,
+            Message::Echo { .. } => ECHO,
         };
         buf.push(kind);
         buf.extend_from_slice(&self.conn().to_be_bytes());
@@ -311,6 +338,14 @@ impl Message {
                 buf.extend_from_slice(&path.to_be_bytes());
                 buf.extend_from_slice(echo);
                 buf.extend_from_slice(mac);
+            }
+            Message::Echo { path, nonces, .. } => {
+                buf.extend_from_slice(&path.to_be_bytes());
+                let n = nonces.len().min(MAX_ECHO);
+                buf.push(n as u8);
+                for x in &nonces[..n] {
+                    buf.extend_from_slice(&x.to_be_bytes());
+                }
             }
             Message::Error { code, message, .. } => {
                 buf.push(*code as u8);
@@ -395,6 +430,11 @@ mod tests {
             conn: 2,
             path: 1,
             challenge: [6; 8],
+        });
+        round_trip(Message::Echo {
+            conn: 2,
+            path: 1,
+            nonces: vec![1, 2, 0xffff_ffff],
         });
         round_trip(Message::Validate {
             conn: 2,

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use radial_core::seq::SeqNum;
 use radial_core::wire::rcp::{PullBlock, RcpFlags, RcpHeader};
+use radial_net::guard::{open, ReceiptGuard};
 use radial_net::session::{tag, Message};
 use radial_net::{get, hash_file, GetConfig, Server, ServerStats};
 
@@ -203,13 +204,16 @@ fn an_unproven_address_gets_at_most_three_times_what_it_sent() {
     let synack = a.collect(Duration::from_millis(100));
     let isn = synack
         .iter()
-        .find_map(|d| RcpHeader::parse(d).ok().map(|(h, _)| h.seq))
+        .find_map(|d| {
+            let (_, inner) = open(d)?;
+            RcpHeader::parse(inner).ok().map(|(h, _)| h.seq)
+        })
         .expect("SYN+ACK");
-    // One small REQ pulling 100 kB.
+    // One small REQ pulling 50 kB (within the receipt guard's allowance).
     let mut req = RcpHeader::new(RcpFlags::REQ | RcpFlags::PUL, 9, isn + 1u32, isn + 1u32, 1);
     req.push_block(PullBlock {
         start: isn + 1u32,
-        end: isn + 1u32 + 100_000u32,
+        end: isn + 1u32 + 50_000u32,
         id: 1,
     });
     let mut d = Vec::new();
@@ -231,7 +235,7 @@ fn an_unproven_address_gets_at_most_three_times_what_it_sent() {
     });
     a.collect(Duration::from_millis(500));
     assert!(
-        a.received > 100_000,
+        a.received > 50_000,
         "received {} after validation",
         a.received
     );
@@ -286,4 +290,93 @@ fn garbage_neither_breaks_nor_slows_a_transfer() {
     let stats = f.stats();
     assert!(stats.dropped + stats.rejected > 0, "{stats:?}");
     assert_eq!(stats.pipes, 1, "{stats:?}");
+}
+
+/// Joins path 0 of connection `conn` from `a`, proves the address, opens
+/// the pipe and pulls `bytes` from offset 0 in one request.
+fn open_and_pull(a: &mut Raw, conn: u16, bytes: u32) {
+    let key = a.key(conn);
+    a.send_msg(&join(conn, &key, [conn as u8; 8]));
+    let challenge = a.joined().expect("joined");
+    a.send_msg(&Message::Validate {
+        conn,
+        path: 0,
+        echo: challenge,
+        mac: tag(&key, b"valid", conn, 0, &challenge),
+    });
+    a.send(&syn(conn));
+    let synack = a.collect(Duration::from_millis(100));
+    let isn = synack
+        .iter()
+        .find_map(|d| {
+            let (_, inner) = open(d)?;
+            RcpHeader::parse(inner).ok().map(|(h, _)| h.seq)
+        })
+        .expect("SYN+ACK");
+    let mut req = RcpHeader::new(
+        RcpFlags::REQ | RcpFlags::PUL,
+        u32::from(conn),
+        isn + 1u32,
+        isn + 1u32,
+        1,
+    );
+    req.push_block(PullBlock {
+        start: isn + 1u32,
+        end: isn + 1u32 + bytes,
+        id: 1,
+    });
+    let mut d = Vec::new();
+    req.emit(&mut d);
+    a.send(&d);
+}
+
+#[test]
+fn a_receiver_that_requests_what_it_never_received_gets_no_more() {
+    // The cheater pulls 2 MB at once and echoes nothing: it gets the
+    // guard's initial 64 kB a second. An honest receiver echoing the nonces
+    // of what arrives keeps getting data (this one re-requests nothing, so
+    // what its socket buffer dropped stays missing).
+    let f = serve("cheat", 4_000_000);
+    let mut cheat = Raw::new(f.server);
+    open_and_pull(&mut cheat, 11, 2_000_000);
+    let before = cheat.received;
+    cheat.collect(Duration::from_millis(800));
+    let got = cheat.received - before;
+    assert!(
+        got <= ReceiptGuard::INITIAL + 4096,
+        "the cheater got {got} bytes unproven"
+    );
+    let mut honest = Raw::new(f.server);
+    open_and_pull(&mut honest, 12, 2_000_000);
+    let before = honest.received;
+    honest
+        .sock
+        .set_read_timeout(Some(Duration::from_millis(2)))
+        .unwrap();
+    let end = Instant::now() + Duration::from_secs(2);
+    let mut buf = [0u8; 65536];
+    let mut pending = Vec::new();
+    while Instant::now() < end && honest.received - before < 2_000_000 {
+        if let Ok((n, _)) = honest.sock.recv_from(&mut buf) {
+            honest.received += n as u64;
+            if let Some((nonce, _)) = open(&buf[..n]) {
+                pending.push(nonce);
+            }
+        }
+        if pending.len() >= 8 {
+            let m = Message::Echo {
+                conn: 12,
+                path: 0,
+                nonces: std::mem::take(&mut pending),
+            };
+            honest.send_msg(&m);
+        }
+    }
+    let honest_got = honest.received - before;
+    assert!(
+        honest_got >= 500_000 && honest_got >= 8 * got,
+        "the honest receiver got {honest_got} bytes, the cheater {got}"
+    );
+    let stats = f.stats();
+    assert!(stats.receipt_waits > 0, "{stats:?}");
 }

@@ -1,0 +1,190 @@
+//! The receipt guard: a server sends a pipe no more unproven data than the
+//! receiver has proven it receives. Every datagram a pipe sends carries a
+//! nonce (the envelope, wire type 3) that only its receiver sees; the
+//! receiver echoes the nonces it got (ECHO). Bytes sent and not yet echoed
+//! are unproven; they may not exceed a limit that starts at
+//! [`ReceiptGuard::INITIAL`] and grows by every byte proven. A receiver
+//! that requests data it never received, hoping to make the server send
+//! faster (the optimistic-ACK attack of Savage et al., transposed to RCP's
+//! requests), cannot echo what it never got and is held to the initial
+//! limit per [`ReceiptGuard::EXPIRY`].
+
+use std::collections::hash_map::RandomState;
+use std::collections::{HashMap, VecDeque};
+use std::hash::BuildHasher;
+use std::time::{Duration, Instant};
+
+/// Wire type of the envelope (the low nibble of the first byte).
+pub const ENVELOPE_TYPE: u8 = 3;
+/// Bytes the envelope adds in front of a datagram: type and nonce.
+pub const ENVELOPE_LEN: usize = 5;
+
+/// Puts `d` in an envelope carrying `nonce`, into `out`.
+pub fn seal(nonce: u32, d: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    out.push(crate::session::VERSION << 4 | ENVELOPE_TYPE);
+    out.extend_from_slice(&nonce.to_be_bytes());
+    out.extend_from_slice(d);
+}
+
+/// The nonce and the datagram inside an envelope, if `d` is one.
+pub fn open(d: &[u8]) -> Option<(u32, &[u8])> {
+    if d.len() < ENVELOPE_LEN || d[0] != crate::session::VERSION << 4 | ENVELOPE_TYPE {
+        return None;
+    }
+    let nonce = u32::from_be_bytes(d[1..5].try_into().expect("4 bytes"));
+    Some((nonce, &d[ENVELOPE_LEN..]))
+}
+
+/// Unpredictable nonces: a keyed SipHash of a counter (the receiver sees
+/// some nonces and must not guess the others).
+#[derive(Debug)]
+pub struct Nonces {
+    key: RandomState,
+    count: u64,
+}
+
+impl Default for Nonces {
+    fn default() -> Self {
+        Nonces {
+            key: RandomState::new(),
+            count: 0,
+        }
+    }
+}
+
+impl Nonces {
+    /// The next nonce.
+    pub fn draw(&mut self) -> u32 {
+        self.count += 1;
+        self.key.hash_one(self.count) as u32
+    }
+}
+
+/// One pipe's guard.
+#[derive(Debug)]
+pub struct ReceiptGuard {
+    limit: u64,
+    unproven: HashMap<u32, u64>,
+    /// Nonces in the order sent, for expiry.
+    order: VecDeque<(Instant, u32)>,
+    unproven_bytes: u64,
+    /// Bytes proven so far.
+    pub proven: u64,
+    /// Times a datagram had to wait for proof.
+    pub waits: u64,
+}
+
+impl Default for ReceiptGuard {
+    fn default() -> Self {
+        ReceiptGuard {
+            limit: Self::INITIAL,
+            unproven: HashMap::new(),
+            order: VecDeque::new(),
+            unproven_bytes: 0,
+            proven: 0,
+            waits: 0,
+        }
+    }
+}
+
+impl ReceiptGuard {
+    /// Unproven bytes allowed before anything is proven: 64 KB, several
+    /// times the receiver's initial window.
+    pub const INITIAL: u64 = 64 * 1024;
+    /// After this long an unechoed datagram no longer counts as in flight
+    /// (it was lost, or the receiver cheats); it proves nothing.
+    pub const EXPIRY: Duration = Duration::from_secs(1);
+
+    /// May `len` more bytes go out unproven now? Counts a wait if not.
+    pub fn allows(&mut self, len: usize, now: Instant) -> bool {
+        self.expire(now);
+        let ok = self.unproven_bytes + len as u64 <= self.limit;
+        if !ok {
+            self.waits += 1;
+        }
+        ok
+    }
+
+    /// A datagram of `len` bytes went out with `nonce`.
+    pub fn sent(&mut self, nonce: u32, len: usize, now: Instant) {
+        if self.unproven.insert(nonce, len as u64).is_none() {
+            self.unproven_bytes += len as u64;
+            self.order.push_back((now, nonce));
+        }
+    }
+
+    /// The receiver echoed `nonce`: its bytes are proven and the limit grows
+    /// by as much. False for a nonce not outstanding.
+    pub fn echoed(&mut self, nonce: u32) -> bool {
+        match self.unproven.remove(&nonce) {
+            Some(len) => {
+                self.unproven_bytes -= len;
+                self.proven += len;
+                self.limit = self.limit.saturating_add(len);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn expire(&mut self, now: Instant) {
+        while let Some(&(at, nonce)) = self.order.front() {
+            if now.duration_since(at) < Self::EXPIRY {
+                break;
+            }
+            self.order.pop_front();
+            if let Some(len) = self.unproven.remove(&nonce) {
+                self.unproven_bytes -= len;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelopes_round_trip_and_others_are_not_envelopes() {
+        let mut out = Vec::new();
+        seal(0xdead_beef, b"rcp", &mut out);
+        assert_eq!(open(&out), Some((0xdead_beef, &b"rcp"[..])));
+        assert_eq!(open(&out[..4]), None);
+        assert_eq!(open(b"\x11abcdefgh"), None);
+    }
+
+    #[test]
+    fn unproven_bytes_are_capped_and_echoes_raise_the_cap() {
+        let t0 = Instant::now();
+        let mut g = ReceiptGuard::default();
+        let mut n = 0;
+        while g.allows(1000, t0) {
+            g.sent(n, 1000, t0);
+            n += 1;
+        }
+        assert_eq!(u64::from(n), ReceiptGuard::INITIAL / 1000);
+        // Echoing ten of them lets twenty more go.
+        for k in 0..10 {
+            assert!(g.echoed(k));
+        }
+        assert!(!g.echoed(0), "once");
+        assert!(!g.echoed(99_999), "never sent");
+        let mut more = 0;
+        while g.allows(1000, t0) {
+            g.sent(10_000 + more, 1000, t0);
+            more += 1;
+        }
+        assert_eq!(more, 20);
+        // A second later the unechoed ones no longer count.
+        assert!(g.allows(1000, t0 + ReceiptGuard::EXPIRY));
+        assert_eq!(g.proven, 10_000);
+    }
+
+    #[test]
+    fn nonces_differ() {
+        let mut n = Nonces::default();
+        let v: std::collections::HashSet<u32> = (0..1000).map(|_| n.draw()).collect();
+        assert!(v.len() > 990);
+    }
+}
