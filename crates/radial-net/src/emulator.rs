@@ -31,6 +31,23 @@ pub struct LinkModel {
     pub queue: usize,
     /// Probability that a packet that crossed the link is lost.
     pub loss: f64,
+    /// A two-state channel instead of `loss` when set.
+    pub channel: Option<GilbertElliott>,
+}
+
+/// A Gilbert-Elliott channel: good and bad states with their own loss
+/// probabilities and exponentially distributed sojourns, as the
+/// simulator's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GilbertElliott {
+    /// Loss probability in the good state.
+    pub good_loss: f64,
+    /// Loss probability in the bad state.
+    pub bad_loss: f64,
+    /// Mean time in the good state.
+    pub good_mean: Duration,
+    /// Mean time in the bad state.
+    pub bad_mean: Duration,
 }
 
 impl LinkModel {
@@ -43,6 +60,7 @@ impl LinkModel {
             delay,
             queue: bdp.max(2),
             loss: 0.0,
+            channel: None,
         }
     }
 }
@@ -105,6 +123,35 @@ impl PartialOrd for InFlight {
 struct Transmitter {
     free_at: Option<Instant>,
     starts: VecDeque<Instant>,
+    /// The Gilbert-Elliott channel's state and when it next changes.
+    bad: bool,
+    toggle_at: Option<Instant>,
+}
+
+impl Transmitter {
+    /// The loss probability of `link` at `now`, moving its channel on.
+    fn loss_at(&mut self, link: &LinkModel, now: Instant, rng: &mut Rng) -> f64 {
+        let Some(ge) = link.channel else {
+            return link.loss;
+        };
+        let sojourn = |bad: bool, rng: &mut Rng| {
+            let mean = if bad { ge.bad_mean } else { ge.good_mean };
+            mean.mul_f64(-(1.0 - rng.uniform()).ln())
+        };
+        let mut at = *self
+            .toggle_at
+            .get_or_insert_with(|| now + sojourn(false, rng));
+        while at <= now {
+            self.bad = !self.bad;
+            at += sojourn(self.bad, rng);
+        }
+        self.toggle_at = Some(at);
+        if self.bad {
+            ge.bad_loss
+        } else {
+            ge.good_loss
+        }
+    }
 }
 
 struct Relay {
@@ -305,7 +352,8 @@ fn run(
                     None => r.counters.queue_drops += 1,
                     Some(at) => {
                         // Loss is drawn after the link (ns-2's link loss model).
-                        if link.loss > 0.0 && rng.uniform() < link.loss {
+                        let loss = tx.loss_at(&link, now, &mut rng);
+                        if loss > 0.0 && rng.uniform() < loss {
                             r.counters.lost += 1;
                             continue;
                         }
@@ -350,6 +398,7 @@ mod tests {
             delay: Duration::from_millis(5),
             queue: 3,
             loss: 0.0,
+            channel: None,
         };
         let mut tx = Transmitter::default();
         let t0 = Instant::now();
@@ -375,5 +424,29 @@ mod tests {
             Duration::from_millis(120),
         );
         assert_eq!(l.queue, 200);
+    }
+
+    #[test]
+    fn a_gilbert_elliott_channel_spends_its_share_of_time_bad() {
+        let link = LinkModel {
+            rate_bps: 1_000_000,
+            delay: Duration::ZERO,
+            queue: 10,
+            loss: 0.0,
+            channel: Some(GilbertElliott {
+                good_loss: 0.0,
+                bad_loss: 1.0,
+                good_mean: Duration::from_millis(300),
+                bad_mean: Duration::from_millis(100),
+            }),
+        };
+        let mut tx = Transmitter::default();
+        let mut rng = Rng(12345);
+        let t0 = Instant::now();
+        let bad = (0..100_000)
+            .filter(|&k| tx.loss_at(&link, t0 + Duration::from_millis(k), &mut rng) == 1.0)
+            .count();
+        // A quarter of the time in the bad state, within sampling noise.
+        assert!((20_000..30_000).contains(&bad), "{bad} ms of 100000 bad");
     }
 }

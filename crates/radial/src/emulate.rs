@@ -6,6 +6,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::time::Duration;
 
+use radial_net::emulator::GilbertElliott;
 use radial_net::{EmuCommand, Emulator, LinkModel, PathModel};
 use radial_sim::scenario::units::{Rate, Time};
 use serde::Deserialize;
@@ -39,7 +40,25 @@ struct PathTable {
     #[serde(default)]
     queue: Option<usize>,
     #[serde(default)]
-    loss: Option<f64>,
+    loss: Option<LossValue>,
+}
+
+/// `loss = 0.01`, or a Gilbert-Elliott table as in scenario files.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum LossValue {
+    Rate(f64),
+    Model(LossTable),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LossTable {
+    model: String,
+    good_loss: f64,
+    bad_loss: f64,
+    good_mean: Time,
+    bad_mean: Time,
 }
 
 #[derive(Debug, Deserialize)]
@@ -54,14 +73,25 @@ struct ScheduleTable {
 
 /// A link of `rate` with `delay`, its queue one bandwidth-delay product of
 /// the path's base round trip unless given.
-fn link(rate: Rate, delay: Time, queue: Option<usize>, loss: f64) -> LinkModel {
+fn link(
+    rate: Rate,
+    delay: Time,
+    queue: Option<usize>,
+    loss: f64,
+    channel: Option<GilbertElliott>,
+) -> LinkModel {
     let d = Duration::from_nanos(delay.0.as_nanos());
     let mut l = LinkModel::with_bdp_queue(rate.0.bps(), d, 2 * d);
     if let Some(q) = queue {
         l.queue = q;
     }
     l.loss = loss;
+    l.channel = channel;
     l
+}
+
+fn duration(t: Time) -> Duration {
+    Duration::from_nanos(t.0.as_nanos())
 }
 
 /// A checked emulation file.
@@ -100,17 +130,50 @@ fn load(file: &Path) -> Result<Emulation, CliError> {
                     p.front
                 ))
             })?;
-        let loss = p.loss.unwrap_or(0.0);
-        if !(0.0..=1.0).contains(&loss) {
-            return Err(bad(format!(
-                "key `path[{i}].loss`: {loss} is not a probability"
-            )));
-        }
+        let probability = |v: f64, key: &str| {
+            if (0.0..=1.0).contains(&v) {
+                Ok(v)
+            } else {
+                Err(bad(format!(
+                    "key `path[{i}].{key}`: {v} is not a probability"
+                )))
+            }
+        };
+        let (loss, channel) = match &p.loss {
+            None => (0.0, None),
+            Some(LossValue::Rate(r)) => (probability(*r, "loss")?, None),
+            Some(LossValue::Model(t)) => {
+                if t.model != "gilbert-elliott" {
+                    return Err(bad(format!(
+                        "key `path[{i}].loss.model`: `{}` (known: gilbert-elliott; a plain number is Bernoulli)",
+                        t.model
+                    )));
+                }
+                if t.good_mean.0.is_zero() || t.bad_mean.0.is_zero() {
+                    return Err(bad(format!(
+                        "key `path[{i}].loss`: good_mean and bad_mean must be above zero"
+                    )));
+                }
+                let ge = GilbertElliott {
+                    good_loss: probability(t.good_loss, "loss.good_loss")?,
+                    bad_loss: probability(t.bad_loss, "loss.bad_loss")?,
+                    good_mean: duration(t.good_mean),
+                    bad_mean: duration(t.bad_mean),
+                };
+                (0.0, Some(ge))
+            }
+        };
         if p.queue == Some(0) {
             return Err(bad(format!("key `path[{i}].queue`: must be at least 1")));
         }
-        let down = link(p.rate, p.delay, p.queue, loss);
-        let up = link(p.rate_reverse.unwrap_or(p.rate), p.delay, p.queue, loss);
+        let down = link(p.rate, p.delay, p.queue, loss, channel);
+        let up = link(
+            p.rate_reverse.unwrap_or(p.rate),
+            p.delay,
+            p.queue,
+            loss,
+            channel,
+        );
         paths.push((front, PathModel { up, down }));
     }
     let mut schedule = Vec::new();
@@ -129,7 +192,7 @@ fn load(file: &Path) -> Result<Emulation, CliError> {
                 )))
             }
         };
-        schedule.push((Duration::from_nanos(s.at.0.as_nanos()), c));
+        schedule.push((duration(s.at), c));
     }
     schedule.sort_by_key(|(t, _)| *t);
     Ok(Emulation {
@@ -231,6 +294,24 @@ action = "down"
                 (Duration::from_secs(10), EmuCommand::SetRate(1, 1_000_000)),
             ]
         );
+    }
+
+    #[test]
+    fn a_gilbert_elliott_loss_table() {
+        let text = GOOD.replacen(
+            "loss = 0.01",
+            "loss = { model = \"gilbert-elliott\", good_loss = 0.0001, bad_loss = 0.1, good_mean = \"10s\", bad_mean = \"2s\" }",
+            1,
+        );
+        let e = load(&write(&text)).unwrap();
+        let ge = e.paths[1].1.down.channel.expect("a channel");
+        assert_eq!((ge.good_loss, ge.bad_loss), (0.0001, 0.1));
+        assert_eq!(ge.bad_mean, Duration::from_secs(2));
+        let bad = text.replacen("gilbert-elliott", "markov", 1);
+        let Err(CliError::Input(m)) = load(&write(&bad)) else {
+            panic!("accepted");
+        };
+        assert!(m.contains("path[1].loss.model"), "{m}");
     }
 
     #[test]
