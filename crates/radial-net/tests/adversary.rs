@@ -4,7 +4,6 @@
 //! real transfer.
 
 use std::net::{SocketAddr, UdpSocket};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -14,53 +13,10 @@ use radial_core::seq::SeqNum;
 use radial_core::wire::rcp::{PullBlock, RcpFlags, RcpHeader};
 use radial_net::guard::{open, ReceiptGuard};
 use radial_net::session::{tag, Message};
-use radial_net::{get, hash_file, GetConfig, Server, ServerStats};
+use radial_net::{get, hash_file, GetConfig};
 
-struct Fixture {
-    dir: PathBuf,
-    server: SocketAddr,
-    stop: Arc<AtomicBool>,
-    handle: Option<thread::JoinHandle<ServerStats>>,
-}
-
-impl Fixture {
-    fn stats(mut self) -> ServerStats {
-        self.stop.store(true, Ordering::Relaxed);
-        self.handle.take().unwrap().join().unwrap()
-    }
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn serve(name: &str, size: usize) -> Fixture {
-    let dir = std::env::temp_dir().join(format!("radial-adv-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let data: Vec<u8> = (0..size).map(|i| (i * 31 + i / 997) as u8).collect();
-    std::fs::write(dir.join("data.bin"), &data).unwrap();
-    let mut server = Server::bind(&dir, &["127.0.0.1:0".parse().unwrap()]).unwrap();
-    let addr = server.local_addrs()[0];
-    let stop = Arc::new(AtomicBool::new(false));
-    let s = stop.clone();
-    let handle = thread::spawn(move || {
-        server.run(&s).unwrap();
-        server.stats()
-    });
-    Fixture {
-        dir,
-        server: addr,
-        stop,
-        handle: Some(handle),
-    }
-}
+mod common;
+use common::serve;
 
 /// A hand-driven client socket.
 struct Raw {
@@ -281,10 +237,7 @@ fn garbage_neither_breaks_nor_slows_a_transfer() {
     let s = get(&cfg, None, |_| {}).unwrap();
     stop.store(true, Ordering::Relaxed);
     let sent = noise.join().unwrap();
-    assert_eq!(
-        hash_file(&cfg.out).unwrap(),
-        hash_file(&f.dir.join("data.bin")).unwrap()
-    );
+    assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());
     assert!(sent > 100, "{sent} garbage datagrams");
     assert_eq!(s.duplicate_bytes, 0);
     let stats = f.stats();

@@ -2,8 +2,7 @@
 //! (`radial_net::emulator`): aggregation across two paths of different
 //! delay, and handoffs when a path goes away mid-transfer.
 
-use std::net::{IpAddr, SocketAddr};
-use std::path::PathBuf;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex, MutexGuard};
 use std::thread;
@@ -11,7 +10,6 @@ use std::time::Duration;
 
 use radial_net::{
     get, hash_file, Control, EmuCommand, Emulator, GetConfig, LinkModel, PathConfig, PathModel,
-    Server,
 };
 
 /// The tests here time real transfers: one at a time, so they do not share
@@ -22,49 +20,8 @@ fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-struct Fixture {
-    dir: PathBuf,
-    server: SocketAddr,
-    stop: Arc<AtomicBool>,
-    handle: Option<thread::JoinHandle<()>>,
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn serve(name: &str, size: usize) -> Fixture {
-    let dir = std::env::temp_dir().join(format!("radial-emu-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("root")).unwrap();
-    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-    let data: Vec<u8> = (0..size)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
-    std::fs::write(dir.join("root/data.bin"), &data).unwrap();
-    let mut server = Server::bind(&dir.join("root"), &["127.0.0.1:0".parse().unwrap()]).unwrap();
-    let addr = server.local_addrs()[0];
-    let stop = Arc::new(AtomicBool::new(false));
-    let s = stop.clone();
-    let handle = thread::spawn(move || server.run(&s).unwrap());
-    Fixture {
-        dir,
-        server: addr,
-        stop,
-        handle: Some(handle),
-    }
-}
+mod common;
+use common::{serve, Fixture};
 
 /// A symmetric path of `mbps` with `one_way_ms` each way and a queue of one
 /// bandwidth-delay product.
@@ -127,10 +84,7 @@ fn two_20_mbit_paths_of_10_and_60_ms_aggregate_to_90_percent_of_40() {
     let mut marks = Vec::new();
     let s = get(&cfg, None, |p| marks.push((p.elapsed_s, p.delivered))).unwrap();
     let counters = emu.stop();
-    assert_eq!(
-        hash_file(&cfg.out).unwrap(),
-        hash_file(&f.dir.join("root/data.bin")).unwrap()
-    );
+    assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());
     let best = best_rate(&marks, 5.0);
     eprintln!(
         "best 5 s {best:.2} Mbit/s, whole transfer {:.2} Mbit/s, pipes {:?}, paths {counters:?}",
@@ -168,10 +122,7 @@ fn a_path_lost_mid_transfer_hands_off_and_the_file_arrives_intact() {
     })
     .unwrap();
     assert!(gone);
-    assert_eq!(
-        hash_file(&cfg.out).unwrap(),
-        hash_file(&f.dir.join("root/data.bin")).unwrap()
-    );
+    assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());
     assert!(s.pipes[1].bytes > 12_000_000 - 2_000_000, "{:?}", s.pipes);
 }
 
@@ -198,10 +149,7 @@ fn a_blackout_nobody_announces_is_ridden_out_on_the_other_path() {
     })
     .unwrap();
     assert!(down);
-    assert_eq!(
-        hash_file(&cfg.out).unwrap(),
-        hash_file(&f.dir.join("root/data.bin")).unwrap()
-    );
+    assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());
     assert!(s.seconds < 15.0, "took {:.1} s", s.seconds);
 }
 
@@ -216,10 +164,7 @@ fn a_target_rate_is_served_from_the_preferred_path_first() {
     cfg.target = Some((radial_core::BitRate::from_mbps(6), 0));
     let s = get(&cfg, None, |_| {}).unwrap();
     drop(emu);
-    assert_eq!(
-        hash_file(&cfg.out).unwrap(),
-        hash_file(&f.dir.join("root/data.bin")).unwrap()
-    );
+    assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());
     assert!(
         (5.0..6.6).contains(&s.mbps()),
         "{:.2} Mbit/s: {:?}",
@@ -250,10 +195,7 @@ fn garbage_at_the_server_does_not_slow_a_transfer() {
             out: f.dir.join(format!("{name}.bin")),
         };
         let s = get(&cfg, None, |_| {}).unwrap();
-        assert_eq!(
-            hash_file(&cfg.out).unwrap(),
-            hash_file(&f.dir.join("root/data.bin")).unwrap()
-        );
+        assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());
         s.seconds
     };
     let quiet = run("quiet");

@@ -2,57 +2,14 @@
 //! with one pipe per local address, SHA-256 checked end to end.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread;
 
 use radial_net::{get, hash_file, Control, GetConfig, Server};
 
-struct Fixture {
-    dir: PathBuf,
-    server: SocketAddr,
-    stop: Arc<AtomicBool>,
-    handle: Option<thread::JoinHandle<()>>,
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// A server on 127.0.0.1 serving one file `data.bin` of `size` bytes.
-fn serve(name: &str, size: usize) -> Fixture {
-    let dir = std::env::temp_dir().join(format!("radial-net-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("root")).unwrap();
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let data: Vec<u8> = (0..size)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
-    std::fs::write(dir.join("root/data.bin"), &data).unwrap();
-    let mut server = Server::bind(&dir.join("root"), &["127.0.0.1:0".parse().unwrap()]).unwrap();
-    let addr = server.local_addrs()[0];
-    let stop = Arc::new(AtomicBool::new(false));
-    let s = stop.clone();
-    let handle = thread::spawn(move || server.run(&s).unwrap());
-    Fixture {
-        dir,
-        server: addr,
-        stop,
-        handle: Some(handle),
-    }
-}
+mod common;
+use common::{serve, Fixture};
 
 fn config(f: &Fixture, vias: &[&str]) -> GetConfig {
     let vias: Vec<SocketAddr> = vias.iter().map(|v| v.parse().unwrap()).collect();
@@ -65,10 +22,7 @@ fn a_file_arrives_intact_over_two_local_addresses() {
     let cfg = config(&f, &["127.0.0.1:0", "127.0.0.2:0"]);
     let s = get(&cfg, None, |_| {}).unwrap();
     assert_eq!(s.bytes, 20_000_000);
-    assert_eq!(
-        hash_file(&cfg.out).unwrap(),
-        hash_file(&f.dir.join("root/data.bin")).unwrap()
-    );
+    assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());
     assert_eq!(s.pipes.len(), 2);
     assert!(
         s.pipes.iter().all(|p| p.bytes > 0),
@@ -92,10 +46,7 @@ fn losing_an_address_mid_transfer_hands_off_to_the_other() {
     })
     .unwrap();
     assert!(sent);
-    assert_eq!(
-        hash_file(&cfg.out).unwrap(),
-        hash_file(&f.dir.join("root/data.bin")).unwrap()
-    );
+    assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());
     assert!(s.pipes[1].bytes > 10_000_000, "{:?}", s.pipes);
 }
 
@@ -122,7 +73,7 @@ fn a_server_that_dies_mid_transfer_is_replaced_by_its_replica() {
     let b_dir = std::env::temp_dir().join(format!("radial-net-replica-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&b_dir);
     std::fs::create_dir_all(&b_dir).unwrap();
-    std::fs::copy(a.dir.join("root/data.bin"), b_dir.join("data.bin")).unwrap();
+    std::fs::copy(a.file(), b_dir.join("data.bin")).unwrap();
     let mut replica = Server::bind(&b_dir, &["127.0.0.1:0".parse().unwrap()]).unwrap();
     let b_addr = replica.local_addrs()[0];
     let b_stop = Arc::new(AtomicBool::new(false));
@@ -148,10 +99,7 @@ fn a_server_that_dies_mid_transfer_is_replaced_by_its_replica() {
     let b_stats = b.join().unwrap();
     let _ = std::fs::remove_dir_all(&b_dir);
     let killed_at = killed_at.unwrap();
-    assert_eq!(
-        hash_file(&cfg.out).unwrap(),
-        hash_file(&a.dir.join("root/data.bin")).unwrap()
-    );
+    assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&a.file()).unwrap());
     assert_eq!(summary.duplicate_bytes, 0, "{summary:?}");
     // The replica sent the rest, not what the host held (headers aside).
     let rest = (size as u64 - killed_at) as f64;

@@ -1,0 +1,78 @@
+//! A file server on loopback for the runtime's tests.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+
+use radial_net::{Server, ServerStats};
+
+/// A server thread on 127.0.0.1 serving `root/data.bin`, stopped and its
+/// directory removed when dropped.
+pub struct Fixture {
+    /// The test's directory (the served root is `root/` in it).
+    pub dir: PathBuf,
+    /// The server's address.
+    pub server: SocketAddr,
+    /// Set to stop the server.
+    pub stop: Arc<AtomicBool>,
+    handle: Option<thread::JoinHandle<ServerStats>>,
+}
+
+impl Fixture {
+    /// The served file.
+    pub fn file(&self) -> PathBuf {
+        self.dir.join("root/data.bin")
+    }
+
+    /// Stops the server and returns its counters.
+    pub fn stats(mut self) -> ServerStats {
+        self.stop.store(true, Ordering::Relaxed);
+        self.handle.take().unwrap().join().unwrap()
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Serves a file of `size` pseudo-random bytes from a fresh directory
+/// named after `name`.
+pub fn serve(name: &str, size: usize) -> Fixture {
+    let dir = std::env::temp_dir().join(format!("radial-net-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("root")).unwrap();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let data: Vec<u8> = (0..size)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    std::fs::write(dir.join("root/data.bin"), &data).unwrap();
+    let mut server = Server::bind(&dir.join("root"), &["127.0.0.1:0".parse().unwrap()]).unwrap();
+    let addr = server.local_addrs()[0];
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let handle = thread::spawn(move || {
+        server.run(&s).unwrap();
+        server.stats()
+    });
+    Fixture {
+        dir,
+        server: addr,
+        stop,
+        handle: Some(handle),
+    }
+}
