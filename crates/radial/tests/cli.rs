@@ -307,9 +307,31 @@ fn get_and_serve_reject_bad_addresses_with_status_2() {
     }
 }
 
+/// Starts `radial emulate` with one path per `(front, rate, delay)` to
+/// `server`, and returns it with the front addresses it printed.
+fn emulate(dir: &Path, server: &str, paths: &[(&str, &str, &str)]) -> (ServeProcess, Vec<String>) {
+    use std::io::BufRead;
+    let mut text = format!("server = \"{server}\"\n");
+    for (front, rate, delay) in paths {
+        text += &format!("[[path]]\nfront = \"{front}\"\nrate = \"{rate}\"\ndelay = \"{delay}\"\n");
+    }
+    let file = dir.join("paths.toml");
+    std::fs::write(&file, text).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_radial"))
+        .args(["emulate", file.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("radial emulate starts");
+    let lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let fronts = lines
+        .take(paths.len())
+        .map(|l| l.unwrap().split_whitespace().nth(2).unwrap().to_string())
+        .collect();
+    (ServeProcess(child), fronts)
+}
+
 #[test]
 fn get_through_two_emulated_paths_uses_both() {
-    use std::io::BufRead;
     let dir = temp_dir("emulate");
     std::fs::create_dir_all(dir.join("root")).unwrap();
     let data: Vec<u8> = (0..4_000_000u32)
@@ -317,28 +339,15 @@ fn get_through_two_emulated_paths_uses_both() {
         .collect();
     std::fs::write(dir.join("root/f.bin"), &data).unwrap();
     let (_server, addr) = serve(&dir.join("root"));
-    let file = dir.join("paths.toml");
-    std::fs::write(
-        &file,
-        format!(
-            "server = \"{addr}\"\n\
-             [[path]]\nfront = \"127.0.0.11\"\nrate = \"20Mbit/s\"\ndelay = \"5ms\"\n\
-             [[path]]\nfront = \"127.0.0.12\"\nrate = \"10Mbit/s\"\ndelay = \"20ms\"\n"
-        ),
-    )
-    .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_radial"))
-        .args(["emulate", file.to_str().unwrap()])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("radial emulate starts");
-    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut front = || {
-        let l = lines.next().unwrap().unwrap();
-        l.split_whitespace().nth(2).unwrap().to_string()
-    };
-    let (f0, f1) = (front(), front());
-    let _emulator = ServeProcess(child);
+    let (_emulator, fronts) = emulate(
+        &dir,
+        &addr,
+        &[
+            ("127.0.0.11", "20Mbit/s", "5ms"),
+            ("127.0.0.12", "10Mbit/s", "20ms"),
+        ],
+    );
+    let (f0, f1) = (&fronts[0], &fronts[1]);
     let out = dir.join("got.bin");
     let o = radial(&[
         "get",
@@ -383,7 +392,7 @@ fn emulate_rejects_a_bad_file_naming_the_key() {
 
 #[test]
 fn get_hands_off_when_told_an_address_is_gone() {
-    use std::io::{BufRead, Write};
+    use std::io::Write;
     let dir = temp_dir("drop");
     std::fs::create_dir_all(dir.join("root")).unwrap();
     let data: Vec<u8> = (0..6_000_000u32)
@@ -391,28 +400,15 @@ fn get_hands_off_when_told_an_address_is_gone() {
         .collect();
     std::fs::write(dir.join("root/f.bin"), &data).unwrap();
     let (_server, addr) = serve(&dir.join("root"));
-    let file = dir.join("paths.toml");
-    std::fs::write(
-        &file,
-        format!(
-            "server = \"{addr}\"\n\
-             [[path]]\nfront = \"127.0.0.13\"\nrate = \"10Mbit/s\"\ndelay = \"5ms\"\n\
-             [[path]]\nfront = \"127.0.0.14\"\nrate = \"10Mbit/s\"\ndelay = \"5ms\"\n"
-        ),
-    )
-    .unwrap();
-    let mut emu = Command::new(env!("CARGO_BIN_EXE_radial"))
-        .args(["emulate", file.to_str().unwrap()])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = std::io::BufReader::new(emu.stdout.take().unwrap()).lines();
-    let mut front = || {
-        let l = lines.next().unwrap().unwrap();
-        l.split_whitespace().nth(2).unwrap().to_string()
-    };
-    let (f0, f1) = (front(), front());
-    let _emulator = ServeProcess(emu);
+    let (_emulator, fronts) = emulate(
+        &dir,
+        &addr,
+        &[
+            ("127.0.0.13", "10Mbit/s", "5ms"),
+            ("127.0.0.14", "10Mbit/s", "5ms"),
+        ],
+    );
+    let (f0, f1) = (&fronts[0], &fronts[1]);
     let out = dir.join("got.bin");
     let mut get = Command::new(env!("CARGO_BIN_EXE_radial"))
         .args([
