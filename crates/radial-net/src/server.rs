@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use mio::net::UdpSocket;
 use mio::{Events, Interest, Poll, Token};
+use radial_core::r2cp::R2cpConfig;
 use radial_core::rcp::RcpSender;
 use radial_core::wire::rcp::{RcpFlags, RcpHeader};
 use radial_core::{Endpoint, Instant, PathId};
@@ -242,7 +243,7 @@ impl Server {
                     mac,
                 }) => self.on_validate(s, peer, conn, path, echo, &mac, d.len()),
                 Ok(Message::Echo { conn, path, nonces }) => {
-                    let key = (s, peer, u32::from(conn) | (u32::from(path) << 16));
+                    let key = (s, peer, pipe_id(conn, path));
                     match (self.auth.get_mut(&key), self.pipes.get_mut(&key)) {
                         (Some(auth), Some(p)) => {
                             auth.rx += d.len() as u64;
@@ -336,7 +337,7 @@ impl Server {
                 session.nonces.insert(nonce, (s, peer, path));
             }
         }
-        let pipe = u32::from(conn) | (u32::from(path) << 16);
+        let pipe = pipe_id(conn, path);
         let auth = self
             .auth
             .entry((s, peer, pipe))
@@ -370,7 +371,7 @@ impl Server {
         mac: &[u8; 16],
         len: usize,
     ) {
-        let pipe = u32::from(conn) | (u32::from(path) << 16);
+        let pipe = pipe_id(conn, path);
         let (Some(session), Some(auth)) = (
             self.sessions.get(&conn),
             self.auth.get_mut(&(s, peer, pipe)),
@@ -543,6 +544,12 @@ impl Server {
             self.sessions.retain(|c, _| live.contains(c));
         }
     }
+}
+
+/// The RCP connection id of path `path` of connection `conn`, as the
+/// client's R²CP engine numbers its pipes.
+fn pipe_id(conn: u16, path: u16) -> u32 {
+    R2cpConfig::pipe_conn_id(u32::from(conn), PathId(path))
 }
 
 /// Random bytes from the system's generator.

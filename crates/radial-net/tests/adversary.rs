@@ -97,6 +97,19 @@ fn join(conn: u16, key: &[u8; 16], nonce: [u8; 8]) -> Message {
     }
 }
 
+/// Opens pipe 0 of `conn` from `a` (already joined): the sender's initial
+/// sequence number, from its SYN+ACK.
+fn open_pipe(a: &mut Raw, conn: u16) -> SeqNum {
+    a.send(&syn(conn));
+    a.collect(Duration::from_millis(100))
+        .iter()
+        .find_map(|d| {
+            let (_, inner) = open(d)?;
+            RcpHeader::parse(inner).ok().map(|(h, _)| h.seq)
+        })
+        .expect("SYN+ACK")
+}
+
 fn syn(conn: u16) -> Vec<u8> {
     let mut d = Vec::new();
     RcpHeader::new(RcpFlags::SYN, u32::from(conn), SeqNum(0), SeqNum(0), 0).emit(&mut d);
@@ -156,15 +169,7 @@ fn an_unproven_address_gets_at_most_three_times_what_it_sent() {
     let key = a.key(9);
     a.send_msg(&join(9, &key, [3; 8]));
     let challenge = a.joined().expect("joined");
-    a.send(&syn(9));
-    let synack = a.collect(Duration::from_millis(100));
-    let isn = synack
-        .iter()
-        .find_map(|d| {
-            let (_, inner) = open(d)?;
-            RcpHeader::parse(inner).ok().map(|(h, _)| h.seq)
-        })
-        .expect("SYN+ACK");
+    let isn = open_pipe(&mut a, 9);
     // One small REQ pulling 50 kB (within the receipt guard's allowance).
     let mut req = RcpHeader::new(RcpFlags::REQ | RcpFlags::PUL, 9, isn + 1u32, isn + 1u32, 1);
     req.push_block(PullBlock {
@@ -257,15 +262,7 @@ fn open_and_pull(a: &mut Raw, conn: u16, bytes: u32) {
         echo: challenge,
         mac: tag(&key, b"valid", conn, 0, &challenge),
     });
-    a.send(&syn(conn));
-    let synack = a.collect(Duration::from_millis(100));
-    let isn = synack
-        .iter()
-        .find_map(|d| {
-            let (_, inner) = open(d)?;
-            RcpHeader::parse(inner).ok().map(|(h, _)| h.seq)
-        })
-        .expect("SYN+ACK");
+    let isn = open_pipe(a, conn);
     let mut req = RcpHeader::new(
         RcpFlags::REQ | RcpFlags::PUL,
         u32::from(conn),

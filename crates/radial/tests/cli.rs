@@ -307,6 +307,21 @@ fn get_and_serve_reject_bad_addresses_with_status_2() {
     }
 }
 
+/// A directory with `root/f.bin` of `size` bytes made by `byte`, served by
+/// `radial serve`: the directory, the bytes, the server and its address.
+fn serve_file(
+    name: &str,
+    size: u32,
+    byte: impl Fn(u32) -> u8,
+) -> (PathBuf, Vec<u8>, ServeProcess, String) {
+    let dir = temp_dir(name);
+    std::fs::create_dir_all(dir.join("root")).unwrap();
+    let data: Vec<u8> = (0..size).map(byte).collect();
+    std::fs::write(dir.join("root/f.bin"), &data).unwrap();
+    let (server, addr) = serve(&dir.join("root"));
+    (dir, data, server, addr)
+}
+
 /// Starts `radial emulate` with one path per `(front, rate, delay)` to
 /// `server`, and returns it with the front addresses it printed.
 fn emulate(dir: &Path, server: &str, paths: &[(&str, &str, &str)]) -> (ServeProcess, Vec<String>) {
@@ -332,13 +347,7 @@ fn emulate(dir: &Path, server: &str, paths: &[(&str, &str, &str)]) -> (ServeProc
 
 #[test]
 fn get_through_two_emulated_paths_uses_both() {
-    let dir = temp_dir("emulate");
-    std::fs::create_dir_all(dir.join("root")).unwrap();
-    let data: Vec<u8> = (0..4_000_000u32)
-        .map(|i| (i * 13 + i / 509) as u8)
-        .collect();
-    std::fs::write(dir.join("root/f.bin"), &data).unwrap();
-    let (_server, addr) = serve(&dir.join("root"));
+    let (dir, data, _server, addr) = serve_file("emulate", 4_000_000, |i| (i * 13 + i / 509) as u8);
     let (_emulator, fronts) = emulate(
         &dir,
         &addr,
@@ -393,13 +402,7 @@ fn emulate_rejects_a_bad_file_naming_the_key() {
 #[test]
 fn get_hands_off_when_told_an_address_is_gone() {
     use std::io::Write;
-    let dir = temp_dir("drop");
-    std::fs::create_dir_all(dir.join("root")).unwrap();
-    let data: Vec<u8> = (0..6_000_000u32)
-        .map(|i| (i * 17 + i / 1013) as u8)
-        .collect();
-    std::fs::write(dir.join("root/f.bin"), &data).unwrap();
-    let (_server, addr) = serve(&dir.join("root"));
+    let (dir, data, _server, addr) = serve_file("drop", 6_000_000, |i| (i * 17 + i / 1013) as u8);
     let (_emulator, fronts) = emulate(
         &dir,
         &addr,
