@@ -15,7 +15,7 @@
 //! Every input may create output, so step 3 follows every step 1 or 2.
 
 use crate::cc::Algorithm;
-use crate::time::Instant;
+use crate::time::{Duration, Instant};
 use crate::units::BitRate;
 
 /// Which of the endpoint's paths (local interface, remote address) a datagram
@@ -140,6 +140,9 @@ pub struct PathStats {
     pub delivered: u64,
     /// Its congestion window in bytes (0 once closed).
     pub cwnd: u64,
+    /// How long the path's own handshake took, first SYN to SYN+ACK (paths
+    /// that open one: R²CP pipes), once it is done.
+    pub handshake: Option<Duration>,
 }
 
 /// One side of one connection, driven by the simulator or the UDP runtime.

@@ -51,6 +51,10 @@ pub struct FlowReport {
     pub handoff_disruption_s: Option<f64>,
     /// The median delivery gap in the 5 s before the first handoff.
     pub pre_handoff_median_gap_s: Option<f64>,
+    /// For R²CP: how long each pipe's handshake took (first SYN to
+    /// SYN+ACK), in the order of their paths; a pipe still opening is left
+    /// out.
+    pub pipe_handshakes_s: Vec<f64>,
 }
 
 /// One link direction's counters.

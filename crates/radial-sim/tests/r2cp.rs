@@ -233,14 +233,15 @@ fn disruption(c: &Case) -> (f64, f64, FlowReport) {
 
 #[test]
 fn make_before_break_handoff_keeps_delivery_going() {
-    // Pipe 2 opens two seconds before pipe 1 is retired (R²CP §4.4.1).
-    // Delivery never stops for longer than the new pipe's round trip (the
-    // new pipe's window still grows in slow start once the old one is gone,
-    // docs/results/r2cp.md), less than a break-before-make handoff.
+    // Pipe 2 opens two seconds before pipe 1 is retired (R²CP §4.4.1). The
+    // two share the 32-segment buffer while both are up, so the new pipe's
+    // window opens during the overlap, and delivery never pauses for more
+    // than twice its usual gap (the bound): far less than a
+    // break-before-make handoff.
     let (mbb, usual, _) = disruption(&handoff_case());
     // One 1040-byte packet at 2 Mbit/s takes 4.2 ms.
     assert!(usual > 0.003 && usual < 0.006, "median gap {usual:.4} s");
-    assert!(mbb < 2.0 * RTT2, "disruption {mbb:.4} s");
+    assert!(mbb <= 2.0 * usual, "disruption {mbb:.4} s, median gap {usual:.4} s");
     let mut hard = handoff_case();
     hard.open2 = 30_000;
     hard.hard = true;
@@ -283,6 +284,42 @@ fn aggregation_uses_both_paths() {
         "goodput {:.3}",
         f.goodput_mbps
     );
+}
+
+#[test]
+fn a_buffer_smaller_than_one_window_is_shared_by_both_pipes() {
+    // Two 2 Mbit/s paths with some 40 ms round trips; the buffer holds 32
+    // segments, less than either window grows to. The pipe with the fewest
+    // requests outstanding asks first, so the one whose window could cover
+    // the whole buffer does not keep the other out; the ranked scheduler
+    // still freezes a pipe whose rank puts its segment past the buffer
+    // (§4.3.1), and the queue each window builds makes the two trade the
+    // lead. Both carry a good part of their path, and together well over
+    // one path.
+    let mut c = handoff_case();
+    c.close1 = None;
+    c.open2 = 5_000;
+    c.size = 100_000_000;
+    let text = scenario(&c).replace("duration = \"600s\"", "duration = \"40s\"");
+    let out = run(&text, 1);
+    assert_eq!(flow(&out).corrupt_bytes, 0);
+    let carried = |path: u16, from: f64, to: f64| {
+        let at = |t: f64| {
+            out.pipe_series
+                .iter()
+                .filter(|p| p.path == path && p.t <= t + 1e-9)
+                .map(|p| p.delivered)
+                .max()
+                .unwrap_or(0)
+        };
+        (at(to) - at(from)) as f64 * 8.0 / (to - from) / 1e6
+    };
+    let full = 2.0 * 1000.0 / 1040.0;
+    let rates = [carried(0, 10.0, 40.0), carried(1, 10.0, 40.0)];
+    for (path, rate) in rates.iter().enumerate() {
+        assert!(*rate > 0.6 * full, "pipe {path}: {rate:.3} Mbit/s");
+    }
+    assert!(rates[0] + rates[1] > 1.4 * full, "{rates:?}");
 }
 
 #[test]
@@ -401,6 +438,8 @@ fn handing_over_when_the_new_pipe_is_ready() {
     assert_eq!(f.bytes_delivered, c.size);
     assert_eq!(f.duplicate_bytes, 0);
     let ready = f.handoff_disruption_s.expect("handoff watched");
+    let usual = f.pre_handoff_median_gap_s.expect("deliveries before");
+    assert!(ready <= 2.0 * usual, "disruption {ready:.4} s, median gap {usual:.4} s");
     let (fixed, _, _) = disruption(&c);
     assert!(
         ready <= fixed,

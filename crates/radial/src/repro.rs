@@ -665,7 +665,7 @@ pub const TARGETS: &[Target] = &[
         x_label: "time (s)",
         kind: Kind::Sequence,
         measured: Measured::Flow("download"),
-        notes: "Handoff disruption is the longest gap between two in-order deliveries to the application that overlaps the 5 s after a pipe change; the median gap is taken over the 5 s before the first change. A new pipe's first data comes one round trip after its handshake: its PROBE (SEG.DEQ) and first requests leave together right after the SYN+ACK, and the sender serves each pull once its application has sought to SEG.DEQ and written it. Where the paths do not share a queue and nothing is lost (crates/radial-sim/tests/r2cp.rs), a break-before-make handoff thus stalls delivery for 73.5 ms, within the bound of one new-path round trip plus the handshake (77 ms), and the overlap of make-before-break keeps delivery going within 46 ms, the new pipe's slow start after the old one is retired being what remains; the issue's 2× median gap (8.4 ms) fails there too. Here both pipes come from Server-I, whose 2 Mbit/s access is the bottleneck of both paths, and the old pipe keeps that 50-packet queue full (200 ms of data). Break-before-make: the new pipe's first packets queue behind the old pipe's, whose data is no longer wanted, and its slow start then overflows the queue. Make-before-break: the new pipe's slow start overflows the queue the old pipe fills, and the lost segments block in-order delivery until they are re-requested through the full queue (no timeout: about two round trips of some 280 ms with queueing). Either is the same gap as any loss episode of one pipe alone on this path: the longest gap of the whole run, 0.57 s, is at start-up, before any handoff (`radial run scenarios/papers/r2cp-fig8a.toml`, `max_delivery_gap_at_s`).",
+        notes: "Handoff disruption is the longest gap between two in-order deliveries to the application that overlaps the 5 s after a pipe change; the median gap is taken over the 5 s before the first change. Both pipes come from Server-I, whose 2 Mbit/s access is the bottleneck of both paths, and the old pipe keeps that 50-packet queue full (200 ms of data). Break-before-make: the new pipe's SYN+ACK waits in that queue behind the old pipe's data, which no one wants any more, so its handshake takes some 234 ms instead of 78. Its PROBE (SEG.DEQ) and first requests leave together right after the SYN+ACK, the sender serves each pull once its application has sought to SEG.DEQ and written it, and delivery resumes one new-path round trip later. Make-before-break: the new pipe's slow start overflows the queue the old pipe keeps full, and the lost segments hold up in-order delivery until they are re-requested through that queue (no timeout). That stall is one loss episode on this path: one pipe alone stalls delivery 291 ms at each of its congestion losses, every 7.7 s before and after the handoff (`radial run scenarios/papers/r2cp-fig8a.toml`). Where the paths do not share a queue (`crates/radial-sim/tests/r2cp.rs`), make-before-break keeps delivery within twice the usual gap (8.3 ms against 4.2 ms with the preset overlap, 4.2 ms when the old pipe is retired once the new one is ready), and break-before-make stalls it 73.5 ms, within one new-path round trip plus the 34 ms handshake.",
         ..BASE
     },
     Target {
@@ -767,7 +767,7 @@ pub const TARGETS: &[Target] = &[
         x_label: "receive buffer (1000-byte segments); pipe 2's round trip 210 ms, pipe 1's 30 ms",
         measured: Measured::SumReliable,
         extra: |r| fig9_extra(r, "window"),
-        notes: "The paper's buffer size is not in our copy; this sweep shows where the buffer starts to limit each scheme at the hardest point of Figure 9(b). Each Ideal connection has a buffer of the same size of its own.",
+        notes: "The paper's buffer size is not in our copy; this sweep shows where the buffer starts to limit each scheme at the hardest point of Figure 9(b). Each Ideal connection has a buffer of the same size of its own. The paper's contrast shows where the buffer is short: at 32 and 64 KB `r2cp-s` gives the slow pipe the lowest segment every time it asks, the head of line then waits a 210 ms round trip with the buffer full behind it, and the connection runs at little more than the buffer per slow round trip (1.4 and 2.8 Mbit/s); ranked `r2cp` freezes the slow pipe whenever its rank puts its segment past the buffer (§4.3.1) and keeps the quick pipe's rate (3.7 and 3.6 Mbit/s). From 128 to 192 KB both fall short of Ideal, `r2cp` slightly more: the quick pipe's Reno window fills its 50-packet drop-tail queue, those queued bytes hold buffer too (65 KB in flight where 15 KB would carry its rate), and what is left is not enough for the slow pipe's rank, so it stays frozen more. Per-pipe limits on bytes queued in the network would do better; that is not in the paper.",
         ..BASE
     },
     Target {
@@ -1070,12 +1070,23 @@ fn fig8_checks(name: &str, runs: &[(&str, &RunResult)]) -> Vec<Check> {
                 // propagation plus a 1040-byte packet at 2 and 5 Mbit/s.
                 let rtt = 0.072 + 0.00416 + 0.00166;
                 let gap = f.handoff_disruption_s.unwrap_or(f64::NAN);
+                // The new pipe's handshake as it happened; the gap counts
+                // from the last delivery before network A is lost, up to one
+                // usual gap earlier.
+                let handshake = f.pipe_handshakes_s.get(1).copied().unwrap_or(f64::NAN);
+                let usual = f.pre_handoff_median_gap_s.unwrap_or(f64::NAN);
                 checks.push(Check {
                     what:
                         "hard-handoff disruption at most one new-path RTT plus the pipe handshake"
                             .into(),
-                    holds: gap <= 2.0 * rtt,
-                    detail: format!("{:.1} ms; new-path RTT {:.1} ms", gap * 1e3, rtt * 1e3),
+                    holds: gap <= usual + handshake + rtt,
+                    detail: format!(
+                        "{:.1} ms: the handshake took {:.1} ms, the new-path RTT is {:.1} ms, the median gap before {:.1} ms",
+                        gap * 1e3,
+                        handshake * 1e3,
+                        rtt * 1e3,
+                        usual * 1e3
+                    ),
                 });
             }
         }

@@ -60,6 +60,18 @@ impl R2cpConfig {
     }
 }
 
+/// What every pipe asking in one `pump` is asked against.
+struct Ask<'a> {
+    now: Instant,
+    /// The in-order point (SEG.DEQ).
+    deq: u64,
+    buffer_end: u64,
+    /// One past the last byte any sender has said it holds.
+    known: u64,
+    /// Round trips of the pipes that will request again.
+    rtts: &'a [(PathId, Duration)],
+}
+
 /// The receiving end of an R²CP connection: the engine and its pipes.
 #[derive(Debug)]
 pub struct R2cpReceiver {
@@ -125,6 +137,7 @@ impl R2cpReceiver {
             path: p.path,
             delivered: p.delivered,
             cwnd: p.cwnd(),
+            handshake: p.handshake(),
         }));
         v
     }
@@ -152,72 +165,100 @@ impl R2cpReceiver {
         if self.delivered_all {
             return;
         }
+        // A retiring pipe makes no further request: its outstanding ones
+        // do not rank.
         let rtts: Vec<(PathId, Duration)> = self
             .pipes
             .iter()
+            .filter(|p| !p.draining)
             .map(|p| (p.path, p.rtt_estimate()))
             .collect();
-        let rtt_of = |path: PathId| {
-            rtts.iter()
-                .find(|(p, _)| *p == path)
-                .map_or(Duration::ZERO, |(_, r)| *r)
-        };
         let deq = self.buffer.next();
-        let buffer_end = self.buffer_end();
+        let ask = Ask {
+            now,
+            deq,
+            buffer_end: self.buffer_end(),
+            // Every sender serves the same stream (§4.4.2: replicas), and one
+            // asked past what its application has written holds the pull
+            // until it has (SEG.DEQ makes a file-serving application seek
+            // there): what any sender has said it holds may be asked of all.
+            // A pipe left idle while the others moved the stream on would
+            // otherwise wait for a persist probe.
+            known: self.pipes.iter().map(|p| p.avail).max().unwrap_or(0),
+            rtts: &rtts,
+        };
         // A pipe taking over in a handoff asks first, so the buffer space
-        // the old pipe's arrivals free goes to it and its window opens
-        // while the old pipe still delivers (§4.4.1).
-        let mut order: Vec<usize> = (0..self.pipes.len()).collect();
-        order.sort_by_key(|&i| {
-            !self
-                .handoffs
-                .iter()
-                .any(|&(_, to)| to == self.pipes[i].path)
-        });
-        for i in order {
-            while self.pipes[i].can_request() {
+        // the old pipe's arrivals free goes to it and its window opens while
+        // the old pipe still delivers (§4.4.1). The others ask one segment at
+        // a time, the pipe with the fewest bytes outstanding first: where
+        // the buffer is short, each pipe holds an equal part of it (more
+        // where another cannot use its part), so no pipe whose window could
+        // cover the whole buffer keeps the others out, a new pipe's window
+        // opens at once, and a slow pipe does not tie up the buffer a quick
+        // one would turn over several times meanwhile.
+        let n = self.pipes.len();
+        let mut done = vec![false; n];
+        loop {
+            let next = (0..n).filter(|&i| !done[i]).min_by_key(|&i| {
                 let p = &self.pipes[i];
-                if self.tokens.as_ref().is_some_and(|t| !t.allows(p.path)) {
-                    // pTCP Figure 10: throttled until the token timer.
-                    self.pipes[i].frozen = true;
-                    break;
+                let taking_over = self.handoffs.iter().any(|&(_, to)| to == p.path);
+                (!taking_over, p.in_flight(), i)
+            });
+            let Some(i) = next else { break };
+            if !self.ask(i, &ask) {
+                done[i] = true;
+            }
+        }
+    }
+
+    /// One `send()` of pipe `i` (§4.3.1): true if it requested a segment;
+    /// false if it may not, or froze (`active`).
+    fn ask(&mut self, i: usize, ask: &Ask) -> bool {
+        let p = &self.pipes[i];
+        if !p.can_request() {
+            return false;
+        }
+        if self.tokens.as_ref().is_some_and(|t| !t.allows(p.path)) {
+            // pTCP Figure 10: throttled until the token timer.
+            self.pipes[i].frozen = true;
+            return false;
+        }
+        let limits = Limits {
+            buffer_end: ask.buffer_end,
+            avail: ask.known,
+            fin: self.fin.or(p.fin),
+        };
+        let pick = if self.config.redundant_striping && p.probing_blackout() {
+            self.sched.send_redundant(limits)
+        } else {
+            let rtt_of = |path: PathId| ask.rtts.iter().find(|(q, _)| *q == path).map(|(_, r)| *r);
+            self.sched.send(
+                ask.now,
+                p.path,
+                p.next_local(),
+                p.rtt_estimate(),
+                rtt_of,
+                limits,
+            )
+        };
+        match pick {
+            Pick::Segment(s, e) => {
+                if let Some(t) = self.tokens.as_mut() {
+                    t.spend(p.path, e - s);
                 }
-                let limits = Limits {
-                    buffer_end,
-                    avail: p.avail,
-                    fin: self.fin.or(p.fin),
-                };
-                let pick = if self.config.redundant_striping && p.probing_blackout() {
-                    self.sched.send_redundant(limits)
-                } else {
-                    self.sched.send(
-                        now,
-                        p.path,
-                        p.next_local(),
-                        p.rtt_estimate(),
-                        rtt_of,
-                        limits,
-                    )
-                };
-                match pick {
-                    Pick::Segment(s, e) => {
-                        if let Some(t) = self.tokens.as_mut() {
-                            t.spend(p.path, e - s);
-                        }
-                        self.pipes[i].request(now, s, e, deq);
-                    }
-                    Pick::Freeze => {
-                        let p = &mut self.pipes[i];
-                        p.frozen = true;
-                        // Frozen with nothing outstanding for want of the
-                        // sender's data: probe it (§5.2.2), or nothing would
-                        // ever tell us it has more.
-                        if p.in_flight() == 0 && p.avail < buffer_end {
-                            p.persist(now, deq);
-                        }
-                        break;
-                    }
+                self.pipes[i].request(ask.now, s, e, ask.deq);
+                true
+            }
+            Pick::Freeze => {
+                let p = &mut self.pipes[i];
+                p.frozen = true;
+                // Frozen with nothing outstanding for want of the sender's
+                // data: probe it (§5.2.2), or nothing would ever tell us it
+                // has more.
+                if p.in_flight() == 0 && ask.known < ask.buffer_end {
+                    p.persist(ask.now, ask.deq);
                 }
+                false
             }
         }
     }
@@ -317,6 +358,7 @@ impl R2cpReceiver {
             path,
             delivered: p.delivered,
             cwnd: 0,
+            handshake: p.handshake(),
         });
         self.timeouts_closed += p.timeouts;
         self.recoveries_closed += p.recoveries;

@@ -59,6 +59,10 @@ pub struct Pipe {
     /// The sender's initial sequence number, once known.
     isn: Option<SeqNum>,
     syn_sent_at: Option<Instant>,
+    /// When the first SYN left.
+    opened_at: Option<Instant>,
+    /// First SYN to SYN+ACK.
+    handshake: Option<Duration>,
     /// Outstanding requests by local number.
     outstanding: BTreeMap<u64, LocalRequest>,
     in_flight: u64,
@@ -106,6 +110,8 @@ impl Pipe {
             rtt: RttEstimator::new(config.rtt),
             isn: None,
             syn_sent_at: None,
+            opened_at: None,
+            handshake: None,
             outstanding: BTreeMap::new(),
             in_flight: 0,
             next_local: 0,
@@ -150,6 +156,11 @@ impl Pipe {
         self.blackout
     }
 
+    /// How long the handshake took (first SYN to SYN+ACK), once done.
+    pub fn handshake(&self) -> Option<Duration> {
+        self.handshake
+    }
+
     /// The congestion window in bytes.
     pub fn cwnd(&self) -> u64 {
         self.cc.window().cwnd
@@ -191,6 +202,7 @@ impl Pipe {
             0,
         ));
         self.syn_sent_at = Some(now);
+        self.opened_at.get_or_insert(now);
         self.handshake_deadline = Some(now + self.rtt.rto());
     }
 
@@ -261,6 +273,7 @@ impl Pipe {
         }
         self.isn = Some(h.seq);
         self.avail = self.offset_of(h.deq, 0);
+        self.handshake = self.opened_at.map(|t| now - t);
         if let Some(t) = self.syn_sent_at.take() {
             if self.rtt.backoff() == 1 {
                 self.rtt.on_sample(t, now);

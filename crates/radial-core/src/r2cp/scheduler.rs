@@ -146,16 +146,18 @@ impl Scheduler {
     }
 
     /// §4.3.1 `send()`: pipe `path` with round trip `rtt` asks at `now` for a
-    /// segment to request. `rtts` gives every pipe's round trip (for the rank
-    /// timestamps). Returns the segment, bound to `(path, local)`, or
-    /// `Freeze`.
+    /// segment to request. `rtts` gives the round trip of every pipe that
+    /// will request again (for the rank timestamps); a pipe it gives `None`
+    /// for (one being retired) triggers no further request, so its
+    /// outstanding ones do not rank. Returns the segment, bound to
+    /// `(path, local)`, or `Freeze`.
     pub fn send(
         &mut self,
         now: Instant,
         path: PathId,
         local: u64,
         rtt: Duration,
-        rtts: impl Fn(PathId) -> Duration,
+        rtts: impl Fn(PathId) -> Option<Duration>,
         limits: Limits,
     ) -> Pick {
         let k = match self.scheduling {
@@ -163,27 +165,27 @@ impl Scheduler {
             Scheduling::Ranked => {
                 // Requests expected before ours arrives, T + RTT_j: each
                 // outstanding request i triggers one at T_i + 2·RTT_pipe(i).
+                // The pipe's own requests do not count: what they trigger
+                // goes out after ours on the same path and arrives after it
+                // (an overdue one, older than the RTT estimate, would
+                // otherwise make a pipe skip ahead of itself).
                 let ours = now + rtt;
                 self.bound
                     .values()
-                    .filter(|b| b.sent_at + rtts(b.path).saturating_mul(2) < ours)
+                    .filter(|b| b.path != path)
+                    .filter(|b| {
+                        rtts(b.path).is_some_and(|r| b.sent_at + r.saturating_mul(2) < ours)
+                    })
                     .count()
             }
         };
-        let fits = |s: u64| self.fits(s, limits);
-        // The k-th pending segment if it fits, else the latest one before it
-        // that does.
-        let mut k = k;
-        let start = loop {
-            let s = self.nth_pending(k);
-            if fits(s) {
-                break s;
-            }
-            if k == 0 {
-                return Pick::Freeze;
-            }
-            k -= 1;
-        };
+        // The k-th pending segment, or FREEZE if it does not fit: asked for
+        // now, it would arrive after what the buffer can hold beyond the
+        // segments the other pipes will fetch first (head-of-line blocking).
+        let start = self.nth_pending(k);
+        if !self.fits(start, limits) {
+            return Pick::Freeze;
+        }
         let end = self.segment_end(start, limits.fin);
         if start >= self.frontier {
             // Ranking skipped the segments in between: they stay pending.
@@ -312,11 +314,11 @@ mod tests {
     #[test]
     fn fcfs_hands_out_segments_in_order() {
         let mut s = Scheduler::new(MSS, Scheduling::Fcfs);
-        let rtt = |_| Duration::from_millis(10);
+        let rtt = |_| Some(Duration::from_millis(10));
         for i in 0..3 {
             let p = PathId(i as u16 % 2);
             assert_eq!(
-                s.send(ms(0), p, i, rtt(p), rtt, open()),
+                s.send(ms(0), p, i, rtt(p).unwrap(), rtt, open()),
                 Pick::Segment(i * MSS, (i + 1) * MSS)
             );
         }
@@ -329,24 +331,60 @@ mod tests {
         // requests triggers another arriving by 20 + 20 = 40 ms < 130 ms, so
         // four segments go to pipe 0 first and pipe 1 gets the fifth.
         let mut s = Scheduler::new(MSS, Scheduling::Ranked);
-        let rtt = |p: PathId| Duration::from_millis(if p.0 == 0 { 10 } else { 100 });
+        let rtt = |p: PathId| Some(Duration::from_millis(if p.0 == 0 { 10 } else { 100 }));
         for i in 0..4 {
             assert_eq!(
-                s.send(ms(20), PathId(0), i, rtt(PathId(0)), rtt, open()),
+                s.send(ms(20), PathId(0), i, rtt(PathId(0)).unwrap(), rtt, open()),
                 Pick::Segment(i * MSS, (i + 1) * MSS),
                 "pipe 0's own requests rank after its own arrivals"
             );
         }
         assert_eq!(
-            s.send(ms(30), PathId(1), 0, rtt(PathId(1)), rtt, open()),
+            s.send(ms(30), PathId(1), 0, rtt(PathId(1)).unwrap(), rtt, open()),
             Pick::Segment(8 * MSS, 9 * MSS)
         );
         assert_eq!(s.pending_len(), 4, "segments 4..8 wait for pipe 0");
         // Pipe 0's next request takes the lowest pending one.
         assert_eq!(
-            s.send(ms(30), PathId(0), 4, rtt(PathId(0)), rtt, open()),
+            s.send(ms(30), PathId(0), 4, rtt(PathId(0)).unwrap(), rtt, open()),
             Pick::Segment(4 * MSS, 5 * MSS)
         );
+    }
+
+    #[test]
+    fn a_pipe_never_skips_ahead_of_its_own_requests() {
+        // Pipe 0's requests sent at 0 ms are overdue at 50 ms (its RTT
+        // estimate says 10 ms, the queue says otherwise). What they trigger
+        // would go out after this request on the same path, so they do not
+        // rank before it: pipe 0 takes the next segment, leaving no hole.
+        let mut s = Scheduler::new(MSS, Scheduling::Ranked);
+        let rtt = |_| Some(Duration::from_millis(10));
+        for i in 0..4 {
+            s.send(ms(0), PathId(0), i, rtt(PathId(0)).unwrap(), rtt, open());
+        }
+        assert_eq!(
+            s.send(ms(50), PathId(0), 4, rtt(PathId(0)).unwrap(), rtt, open()),
+            Pick::Segment(4 * MSS, 5 * MSS)
+        );
+        assert_eq!(s.pending_len(), 0);
+    }
+
+    #[test]
+    fn a_retiring_pipes_requests_do_not_rank() {
+        // Pipe 0 (RTT 10 ms) has four requests out and is being retired: it
+        // makes no further request, so pipe 1 (RTT 100 ms) is not given a
+        // later segment to leave room for requests that never come.
+        let mut s = Scheduler::new(MSS, Scheduling::Ranked);
+        let both = |p: PathId| Some(Duration::from_millis(if p.0 == 0 { 10 } else { 100 }));
+        for i in 0..4 {
+            s.send(ms(20), PathId(0), i, both(PathId(0)).unwrap(), both, open());
+        }
+        let retiring = |p: PathId| (p.0 != 0).then_some(Duration::from_millis(100));
+        assert_eq!(
+            s.send(ms(30), PathId(1), 0, Duration::from_millis(100), retiring, open()),
+            Pick::Segment(4 * MSS, 5 * MSS)
+        );
+        assert_eq!(s.pending_len(), 0);
     }
 
     #[test]
@@ -354,11 +392,11 @@ mod tests {
         // The same state ranks differently once pipe 0's RTT is known to be
         // long: its requests no longer precede pipe 1's arrival.
         let mut s = Scheduler::new(MSS, Scheduling::Ranked);
-        let short = |_: PathId| Duration::from_millis(10);
-        s.send(ms(0), PathId(0), 0, short(PathId(0)), short, open());
-        let long0 = |p: PathId| Duration::from_millis(if p.0 == 0 { 500 } else { 10 });
+        let short = |_: PathId| Some(Duration::from_millis(10));
+        s.send(ms(0), PathId(0), 0, short(PathId(0)).unwrap(), short, open());
+        let long0 = |p: PathId| Some(Duration::from_millis(if p.0 == 0 { 500 } else { 10 }));
         assert_eq!(
-            s.send(ms(0), PathId(1), 0, long0(PathId(1)), long0, open()),
+            s.send(ms(0), PathId(1), 0, long0(PathId(1)).unwrap(), long0, open()),
             Pick::Segment(MSS, 2 * MSS),
             "k = 0: the next segment"
         );
@@ -367,15 +405,15 @@ mod tests {
     #[test]
     fn loss_returns_the_segment_to_pending_and_it_goes_first() {
         let mut s = Scheduler::new(MSS, Scheduling::Fcfs);
-        let rtt = |_| Duration::from_millis(10);
+        let rtt = |_| Some(Duration::from_millis(10));
         for i in 0..3 {
-            s.send(ms(0), PathId(0), i, rtt(PathId(0)), rtt, open());
+            s.send(ms(0), PathId(0), i, rtt(PathId(0)).unwrap(), rtt, open());
         }
         assert!(s.recv(0).is_some());
         s.loss(MSS, PathId(0), false);
         assert!(s.binding(MSS).is_none(), "unbound");
         assert_eq!(
-            s.send(ms(1), PathId(1), 0, rtt(PathId(1)), rtt, open()),
+            s.send(ms(1), PathId(1), 0, rtt(PathId(1)).unwrap(), rtt, open()),
             Pick::Segment(MSS, 2 * MSS),
             "the hole goes to the next pipe that asks"
         );
@@ -389,22 +427,22 @@ mod tests {
     #[test]
     fn freeze_when_nothing_fits_the_buffer() {
         let mut s = Scheduler::new(MSS, Scheduling::Ranked);
-        let rtt = |_| Duration::from_millis(10);
+        let rtt = |_| Some(Duration::from_millis(10));
         let lim = Limits {
             buffer_end: 2 * MSS,
             avail: u64::MAX,
             fin: None,
         };
         assert!(matches!(
-            s.send(ms(0), PathId(0), 0, rtt(PathId(0)), rtt, lim),
+            s.send(ms(0), PathId(0), 0, rtt(PathId(0)).unwrap(), rtt, lim),
             Pick::Segment(0, _)
         ));
         assert!(matches!(
-            s.send(ms(0), PathId(0), 1, rtt(PathId(0)), rtt, lim),
+            s.send(ms(0), PathId(0), 1, rtt(PathId(0)).unwrap(), rtt, lim),
             Pick::Segment(1000, _)
         ));
         assert_eq!(
-            s.send(ms(0), PathId(0), 2, rtt(PathId(0)), rtt, lim),
+            s.send(ms(0), PathId(0), 2, rtt(PathId(0)).unwrap(), rtt, lim),
             Pick::Freeze
         );
     }
@@ -412,19 +450,19 @@ mod tests {
     #[test]
     fn the_last_segment_is_cut_at_the_end_of_the_stream() {
         let mut s = Scheduler::new(MSS, Scheduling::Fcfs);
-        let rtt = |_| Duration::from_millis(10);
+        let rtt = |_| Some(Duration::from_millis(10));
         let lim = Limits {
             buffer_end: u64::MAX,
             avail: 1500,
             fin: Some(1500),
         };
-        s.send(ms(0), PathId(0), 0, rtt(PathId(0)), rtt, lim);
+        s.send(ms(0), PathId(0), 0, rtt(PathId(0)).unwrap(), rtt, lim);
         assert_eq!(
-            s.send(ms(0), PathId(0), 1, rtt(PathId(0)), rtt, lim),
+            s.send(ms(0), PathId(0), 1, rtt(PathId(0)).unwrap(), rtt, lim),
             Pick::Segment(1000, 1500)
         );
         assert_eq!(
-            s.send(ms(0), PathId(0), 2, rtt(PathId(0)), rtt, lim),
+            s.send(ms(0), PathId(0), 2, rtt(PathId(0)).unwrap(), rtt, lim),
             Pick::Freeze
         );
     }
@@ -432,9 +470,9 @@ mod tests {
     #[test]
     fn closing_a_pipe_returns_what_it_had_not_received() {
         let mut s = Scheduler::new(MSS, Scheduling::Fcfs);
-        let rtt = |_| Duration::from_millis(10);
+        let rtt = |_| Some(Duration::from_millis(10));
         for i in 0..4 {
-            s.send(ms(0), PathId(0), i, rtt(PathId(0)), rtt, open());
+            s.send(ms(0), PathId(0), i, rtt(PathId(0)).unwrap(), rtt, open());
         }
         s.unbind_path(PathId(0), |start| start == 2 * MSS);
         assert_eq!(s.outstanding(), 0);
@@ -444,9 +482,9 @@ mod tests {
     #[test]
     fn a_redundant_request_leaves_the_head_of_line_to_the_other_pipes() {
         let mut s = Scheduler::new(MSS, Scheduling::Ranked);
-        let rtt = |_| Duration::from_millis(10);
+        let rtt = |_| Some(Duration::from_millis(10));
         for i in 0..3 {
-            s.send(ms(0), PathId(0), i, rtt(PathId(0)), rtt, open());
+            s.send(ms(0), PathId(0), i, rtt(PathId(0)).unwrap(), rtt, open());
         }
         // Pipe 0 blacked out: its requests are lost and back in pending.
         for i in 0..3 {
@@ -457,7 +495,7 @@ mod tests {
         assert!(s.binding(0).is_none());
         // Pipe 1 asks next and is given the same segment, bound to it.
         assert_eq!(
-            s.send(ms(1), PathId(1), 0, rtt(PathId(1)), rtt, open()),
+            s.send(ms(1), PathId(1), 0, rtt(PathId(1)).unwrap(), rtt, open()),
             Pick::Segment(0, MSS)
         );
         assert_eq!(s.binding(0).unwrap().path, PathId(1));
@@ -465,8 +503,8 @@ mod tests {
         s.loss(0, PathId(0), false);
         assert_eq!(s.binding(0).unwrap().path, PathId(1));
         // With nothing pending, the probe duplicates the lowest bound one.
-        s.send(ms(1), PathId(1), 1, rtt(PathId(1)), rtt, open());
-        s.send(ms(1), PathId(1), 2, rtt(PathId(1)), rtt, open());
+        s.send(ms(1), PathId(1), 1, rtt(PathId(1)).unwrap(), rtt, open());
+        s.send(ms(1), PathId(1), 2, rtt(PathId(1)).unwrap(), rtt, open());
         assert_eq!(s.send_redundant(open()), Pick::Segment(0, MSS));
         assert_eq!(s.outstanding(), 3);
         assert_eq!(s.redundant_requests(), 2);
@@ -475,11 +513,11 @@ mod tests {
     #[test]
     fn a_redundant_request_at_the_frontier_stays_pending_for_others() {
         let mut s = Scheduler::new(MSS, Scheduling::Fcfs);
-        let rtt = |_| Duration::from_millis(10);
+        let rtt = |_| Some(Duration::from_millis(10));
         assert_eq!(s.send_redundant(open()), Pick::Segment(0, MSS));
         assert_eq!(s.frontier(), MSS);
         assert_eq!(
-            s.send(ms(0), PathId(1), 0, rtt(PathId(1)), rtt, open()),
+            s.send(ms(0), PathId(1), 0, rtt(PathId(1)).unwrap(), rtt, open()),
             Pick::Segment(0, MSS),
             "another pipe requests it as well"
         );
