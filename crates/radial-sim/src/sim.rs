@@ -1158,16 +1158,16 @@ impl Simulator {
                 duplicate_bytes: duplicate,
                 handoff_disruption_s: f.handoff_gap.map(|g| g.as_secs_f64()),
                 pre_handoff_median_gap_s: median(&f.pre_handoff_gaps).map(|g| g.as_secs_f64()),
-                pipe_handshakes_s: self.agents[f.receiver as usize]
-                    .endpoint
-                    .as_ref()
-                    .map_or(Vec::new(), |ep| {
+                pipe_handshakes_s: self.agents[f.receiver as usize].endpoint.as_ref().map_or(
+                    Vec::new(),
+                    |ep| {
                         ep.path_stats()
                             .iter()
                             .filter_map(|p| p.handshake)
                             .map(Duration::as_secs_f64)
                             .collect()
-                    }),
+                    },
+                ),
             });
         }
         let links = self

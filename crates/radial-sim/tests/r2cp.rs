@@ -241,7 +241,10 @@ fn make_before_break_handoff_keeps_delivery_going() {
     let (mbb, usual, _) = disruption(&handoff_case());
     // One 1040-byte packet at 2 Mbit/s takes 4.2 ms.
     assert!(usual > 0.003 && usual < 0.006, "median gap {usual:.4} s");
-    assert!(mbb <= 2.0 * usual, "disruption {mbb:.4} s, median gap {usual:.4} s");
+    assert!(
+        mbb <= 2.0 * usual,
+        "disruption {mbb:.4} s, median gap {usual:.4} s"
+    );
     let mut hard = handoff_case();
     hard.open2 = 30_000;
     hard.hard = true;
@@ -439,7 +442,10 @@ fn handing_over_when_the_new_pipe_is_ready() {
     assert_eq!(f.duplicate_bytes, 0);
     let ready = f.handoff_disruption_s.expect("handoff watched");
     let usual = f.pre_handoff_median_gap_s.expect("deliveries before");
-    assert!(ready <= 2.0 * usual, "disruption {ready:.4} s, median gap {usual:.4} s");
+    assert!(
+        ready <= 2.0 * usual,
+        "disruption {ready:.4} s, median gap {usual:.4} s"
+    );
     let (fixed, _, _) = disruption(&c);
     assert!(
         ready <= fixed,

@@ -381,7 +381,14 @@ mod tests {
         }
         let retiring = |p: PathId| (p.0 != 0).then_some(Duration::from_millis(100));
         assert_eq!(
-            s.send(ms(30), PathId(1), 0, Duration::from_millis(100), retiring, open()),
+            s.send(
+                ms(30),
+                PathId(1),
+                0,
+                Duration::from_millis(100),
+                retiring,
+                open()
+            ),
             Pick::Segment(4 * MSS, 5 * MSS)
         );
         assert_eq!(s.pending_len(), 0);
@@ -393,10 +400,24 @@ mod tests {
         // long: its requests no longer precede pipe 1's arrival.
         let mut s = Scheduler::new(MSS, Scheduling::Ranked);
         let short = |_: PathId| Some(Duration::from_millis(10));
-        s.send(ms(0), PathId(0), 0, short(PathId(0)).unwrap(), short, open());
+        s.send(
+            ms(0),
+            PathId(0),
+            0,
+            short(PathId(0)).unwrap(),
+            short,
+            open(),
+        );
         let long0 = |p: PathId| Some(Duration::from_millis(if p.0 == 0 { 500 } else { 10 }));
         assert_eq!(
-            s.send(ms(0), PathId(1), 0, long0(PathId(1)).unwrap(), long0, open()),
+            s.send(
+                ms(0),
+                PathId(1),
+                0,
+                long0(PathId(1)).unwrap(),
+                long0,
+                open()
+            ),
             Pick::Segment(MSS, 2 * MSS),
             "k = 0: the next segment"
         );
