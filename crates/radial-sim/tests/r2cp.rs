@@ -269,17 +269,25 @@ fn hard_handoff_gap_is_the_new_pipe_setup() {
     assert!(gap <= 2.0 * RTT2 + 0.005, "disruption {gap:.4} s");
 }
 
+/// Both 2 Mbit/s paths of [`handoff_case`] kept open, pipe 2 from `open2`
+/// ms, with a receive buffer of `window` segments, for `secs` seconds.
+fn aggregate(open2: u64, window: u64, secs: u64) -> RunOutput {
+    let c = Case {
+        close1: None,
+        open2,
+        size: 100_000_000,
+        window,
+        ..handoff_case()
+    };
+    let text = scenario(&c).replace("duration = \"600s\"", &format!("duration = \"{secs}s\""));
+    run(&text, 1)
+}
+
 #[test]
 fn aggregation_uses_both_paths() {
     // Two 2 Mbit/s paths, both open throughout: close to 4 Mbit/s of
     // payload (2 × 2 Mbit/s × 1000/1040).
-    let mut c = handoff_case();
-    c.close1 = None;
-    c.open2 = 0;
-    c.size = 100_000_000;
-    c.window = 256;
-    let text = scenario(&c).replace("duration = \"600s\"", "duration = \"60s\"");
-    let out = run(&text, 1);
+    let out = aggregate(0, 256, 60);
     let f = flow(&out);
     assert_eq!(f.corrupt_bytes, 0);
     assert!(
@@ -299,12 +307,7 @@ fn a_buffer_smaller_than_one_window_is_shared_by_both_pipes() {
     // (§4.3.1), and the queue each window builds makes the two trade the
     // lead. Both carry a good part of their path, and together well over
     // one path.
-    let mut c = handoff_case();
-    c.close1 = None;
-    c.open2 = 5_000;
-    c.size = 100_000_000;
-    let text = scenario(&c).replace("duration = \"600s\"", "duration = \"40s\"");
-    let out = run(&text, 1);
+    let out = aggregate(5_000, 32, 40);
     assert_eq!(flow(&out).corrupt_bytes, 0);
     let carried = |path: u16, from: f64, to: f64| {
         let at = |t: f64| {
