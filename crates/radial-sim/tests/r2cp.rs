@@ -146,6 +146,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
             proptest::option::of((0u64..10_000, 1u64..5_000)),
             any::<bool>(),
             any::<u64>(),
+            4u64..300,
         ),
     )
         .prop_map(
@@ -153,7 +154,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
                 (rate1, rate2, delay1, delay2),
                 (loss, size),
                 (close1, open2, replica, hard),
-                (blackout, fcfs, seed),
+                (blackout, fcfs, seed, window),
             )| Case {
                 rate1,
                 rate2,
@@ -167,7 +168,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
                 replica,
                 blackout,
                 fcfs,
-                window: 256,
+                window,
                 seed,
             },
         )
