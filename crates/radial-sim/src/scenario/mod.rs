@@ -325,13 +325,13 @@ impl Scenario {
         })?;
         let de = toml::Deserializer::new(&text);
         let file: File = serde_path_to_error::deserialize(de).map_err(|e| {
-            let key = e.path().to_string();
+            let key = readable_key(&e.path().to_string());
             let inner = e.into_inner();
             ScenarioError {
                 file: self.file.clone(),
                 line: inner.span().map(|s| line_of(&text, s.start)),
                 key,
-                message: inner.message().to_string(),
+                message: readable_message(inner.message()),
             }
         })?;
         Resolver {
@@ -340,6 +340,34 @@ impl Scenario {
         }
         .resolve(file, seed)
     }
+}
+
+/// A key path without the segments the span wrapper adds
+/// (`link[1].loss.$__serde_spanned_private_value` → `link[1].loss`).
+fn readable_key(path: &str) -> String {
+    path.split('.')
+        .filter(|seg| !seg.starts_with("$__"))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// Says what a value that may take several forms should look like, where
+/// the deserializer only says that none matched.
+fn readable_message(message: &str) -> String {
+    let forms = [
+        (
+            "LossValue",
+            "expected a loss probability (`loss = 0.01`) or a loss model table (`loss = { model = \"gilbert-elliott\", ... }`)",
+        ),
+        (
+            "StartValue",
+            "expected a time (`start = \"1s\"`) or a random start (`start = { uniform = [\"0s\", \"1s\"] }`)",
+        ),
+    ];
+    forms
+        .iter()
+        .find(|(name, _)| message.contains("untagged enum") && message.contains(name))
+        .map_or_else(|| message.to_string(), |(_, says)| (*says).to_string())
 }
 
 fn line_of(text: &str, offset: usize) -> usize {

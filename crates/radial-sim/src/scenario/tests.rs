@@ -270,6 +270,17 @@ fn sweep_values_of_the_wrong_type_are_errors() {
 }
 
 #[test]
+fn a_value_of_none_of_its_forms_says_which_forms_it_may_take() {
+    let text = edit("queue = 50", "queue = 50\nloss = [0.1]");
+    let e = expect_error(&text, "link[0].loss", "loss = [0.1]");
+    assert_eq!(e.key, "link[0].loss", "no internal key segments: {e}");
+    assert!(e.message.contains("loss probability"), "{e}");
+    let text = edit("to = \"B\"", "to = \"B\"\nstart = 3");
+    let e = expect_error(&text, "flow[0].start", "start = 3");
+    assert!(e.message.contains("uniform"), "{e}");
+}
+
+#[test]
 fn sweep_parameters_keep_declaration_order() {
     // Declared rate_mbps first, loss second. `loss` is also a link key
     // written at the start of a line earlier in the file.
