@@ -1,0 +1,128 @@
+//! Fuzzes every protocol endpoint as a state machine: arbitrary datagrams
+//! (from a peer or an attacker), host events, application reads and writes
+//! and the passing of time, in any order. No input may panic an endpoint or
+//! make it loop: every poll ends, and what an endpoint delivers never
+//! exceeds what its reader asked for.
+//!
+//! The input is a script. Its first byte picks the endpoint; then each step
+//! is an opcode byte and a length byte, followed (for datagrams and writes)
+//! by that many bytes.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use radial_core::r2cp::{R2cpConfig, R2cpReceiver, Scheduling};
+use radial_core::rcp::{Opener, RcpConfig, RcpReceiver, RcpSender, RcpVariant};
+use radial_core::tcp::{TcpConfig, TcpReceiver, TcpSender, TcpVariant};
+use radial_core::{Duration, Endpoint, HostEvent, Instant, PathId};
+
+/// Most datagrams drained after one step: far more than any window allows.
+const MAX_OUTPUT: usize = 10_000;
+
+fn endpoint(kind: u8) -> Box<dyn Endpoint> {
+    let path = PathId(0);
+    let rcp = RcpConfig::ns2(RcpVariant::Rcp);
+    match kind % 6 {
+        0 => Box::new(RcpSender::new(rcp, path)),
+        1 => Box::new(RcpReceiver::new(rcp, path)),
+        2 => Box::new(RcpSender::new(
+            RcpConfig {
+                opener: Opener::Sender,
+                ..rcp
+            },
+            path,
+        )),
+        3 => {
+            let mut r = R2cpReceiver::new(R2cpConfig {
+                pipe: rcp,
+                scheduling: Scheduling::Ranked,
+                redundant_striping: true,
+                target: None,
+            });
+            for p in 0..2 {
+                r.handle_event(
+                    Instant::ZERO,
+                    HostEvent::PathUp {
+                        path: PathId(p),
+                        controller: None,
+                    },
+                );
+            }
+            Box::new(r)
+        }
+        4 => Box::new(TcpSender::new(TcpConfig::ns2(TcpVariant::Sack), path)),
+        _ => Box::new(TcpReceiver::new(TcpConfig::ns2(TcpVariant::Sack), path)),
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&kind, mut script)) = data.split_first() else {
+        return;
+    };
+    let mut ep = endpoint(kind);
+    let mut now = Instant::ZERO;
+    let mut out = Vec::new();
+    let mut read_buf = vec![0u8; 64 * 1024];
+    while let [op, len, rest @ ..] = script {
+        let len = usize::from(*len);
+        script = rest;
+        match op % 8 {
+            0 | 1 => {
+                let take = len.min(script.len());
+                let (d, rest) = script.split_at(take);
+                script = rest;
+                ep.handle_datagram(now, PathId(u16::from(*op >> 7)), d);
+            }
+            2 => {
+                now = now + Duration::from_millis(len as u64 * 10);
+                if ep.poll_timeout().is_some_and(|t| t <= now) {
+                    ep.handle_timeout(now);
+                }
+            }
+            3 => {
+                let want = len * 256 + 1;
+                let n = ep.read(&mut read_buf[..want]);
+                assert!(n <= want);
+            }
+            4 => {
+                let take = len.min(script.len());
+                let (d, rest) = script.split_at(take);
+                script = rest;
+                let n = ep.write(d);
+                assert!(n <= d.len());
+            }
+            5 => {
+                let path = PathId(u16::from(len as u8 & 3));
+                let event = match len >> 2 {
+                    0 => HostEvent::PathUp {
+                        path,
+                        controller: None,
+                    },
+                    1 => HostEvent::PathClose { path },
+                    2 => HostEvent::PathDown { path },
+                    3 => HostEvent::PathHandoff {
+                        from: path,
+                        to: PathId((path.0 + 1) & 3),
+                    },
+                    4 => HostEvent::InterfaceAsleep { path },
+                    5 => HostEvent::InterfaceAwake { path },
+                    _ => HostEvent::WirelessLoss {
+                        path,
+                        datagram: script.iter().take(64).copied().collect(),
+                    },
+                };
+                ep.handle_event(now, event);
+            }
+            6 => ep.close(),
+            _ => {
+                let _ = ep.stats();
+                let _ = ep.path_stats();
+            }
+        }
+        let mut sent = 0;
+        while ep.poll_transmit(now, &mut out).is_some() {
+            sent += 1;
+            assert!(sent < MAX_OUTPUT, "poll_transmit does not end");
+        }
+        while ep.poll_app_event().is_some() {}
+    }
+});
