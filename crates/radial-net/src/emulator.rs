@@ -174,14 +174,19 @@ pub struct Emulator {
 }
 
 impl Emulator {
-    /// Starts one relay per `(front address, model)` towards `server`;
-    /// `seed` drives the loss draws.
-    pub fn start(server: SocketAddr, paths: &[(IpAddr, PathModel)], seed: u64) -> io::Result<Self> {
+    /// Starts one relay per `(front address, model)` towards `server` (a
+    /// front with port 0 gets one from the system); `seed` drives the loss
+    /// draws.
+    pub fn start(
+        server: SocketAddr,
+        paths: &[(SocketAddr, PathModel)],
+        seed: u64,
+    ) -> io::Result<Self> {
         let poll = Poll::new()?;
         let mut relays = Vec::new();
         let mut fronts = Vec::new();
-        for (i, (ip, model)) in paths.iter().enumerate() {
-            let mut front = UdpSocket::bind(SocketAddr::new(*ip, 0))?;
+        for (i, (addr, model)) in paths.iter().enumerate() {
+            let mut front = UdpSocket::bind(*addr)?;
             let back_ip: IpAddr = if server.is_ipv4() {
                 [127, 0, 0, 1].into()
             } else {

@@ -2,7 +2,7 @@
 //! (`radial_net::emulator`): aggregation across two paths of different
 //! delay, and handoffs when a path goes away mid-transfer.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex, MutexGuard};
 use std::thread;
@@ -35,7 +35,15 @@ fn path(mbps: u64, one_way_ms: u64) -> PathModel {
 /// from 127.0.0.21 and .22.
 fn two_paths(f: &Fixture, a: PathModel, b: PathModel) -> (Emulator, GetConfig) {
     let ips: [IpAddr; 2] = [[127, 0, 0, 11].into(), [127, 0, 0, 12].into()];
-    let emu = Emulator::start(f.server, &[(ips[0], a), (ips[1], b)], 7).unwrap();
+    let emu = Emulator::start(
+        f.server,
+        &[
+            (SocketAddr::new(ips[0], 0), a),
+            (SocketAddr::new(ips[1], 0), b),
+        ],
+        7,
+    )
+    .unwrap();
     let cfg = GetConfig {
         path: "data.bin".into(),
         paths: vec![
@@ -183,7 +191,8 @@ fn garbage_at_the_server_does_not_slow_a_transfer() {
     let f = serve("noise", 5_000_000);
     let run = |name: &str| {
         let ips: [IpAddr; 1] = [[127, 0, 0, 15].into()];
-        let emu = Emulator::start(f.server, &[(ips[0], path(10, 10))], 3).unwrap();
+        let emu =
+            Emulator::start(f.server, &[(SocketAddr::new(ips[0], 0), path(10, 10))], 3).unwrap();
         let cfg = GetConfig {
             path: "data.bin".into(),
             paths: vec![PathConfig {

@@ -210,8 +210,7 @@ pub fn emulate(file: &Path) -> Result<(), CliError> {
         schedule,
         seed,
     } = load(file)?;
-    let fronts: Vec<(IpAddr, PathModel)> = paths.iter().map(|(a, m)| (a.ip(), *m)).collect();
-    let emu = Emulator::start(server, &fronts, seed)
+    let emu = Emulator::start(server, &paths, seed)
         .map_err(|e| CliError::Failed(format!("emulator: {e}")))?;
     for (i, (_, m)) in paths.iter().enumerate() {
         println!(

@@ -382,6 +382,21 @@ fn get_through_two_emulated_paths_uses_both() {
 }
 
 #[test]
+fn emulate_binds_a_front_where_the_file_says() {
+    // A front with a port is where clients are told to send
+    // (scenarios/emulate/two-paths.toml): the relay must listen there.
+    let dir = temp_dir("emulate-port");
+    let port = std::net::UdpSocket::bind("127.0.0.15:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let front = format!("127.0.0.15:{port}");
+    let (_emulator, fronts) = emulate(&dir, "127.0.0.1:1", &[(&front, "1Mbit/s", "5ms")]);
+    assert_eq!(fronts, vec![front]);
+}
+
+#[test]
 fn emulate_rejects_a_bad_file_naming_the_key() {
     let dir = temp_dir("emulate-bad");
     let file = dir.join("bad.toml");
