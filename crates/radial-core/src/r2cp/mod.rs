@@ -183,8 +183,9 @@ impl R2cpReceiver {
             // until it has (SEG.DEQ makes a file-serving application seek
             // there): what any sender has said it holds may be asked of all.
             // A pipe left idle while the others moved the stream on would
-            // otherwise wait for a persist probe.
-            known: self.pipes.iter().map(|p| p.avail).max().unwrap_or(0),
+            // otherwise wait for a persist probe. (Only what senders said: a
+            // joining pipe's own first guess stays its own.)
+            known: self.pipes.iter().map(|p| p.advertised).max().unwrap_or(0),
             rtts: &rtts,
         };
         // A pipe taking over in a handoff asks first, so the buffer space
@@ -225,7 +226,7 @@ impl R2cpReceiver {
         }
         let limits = Limits {
             buffer_end: ask.buffer_end,
-            avail: ask.known,
+            avail: p.avail.max(ask.known),
             fin: self.fin.or(p.fin),
         };
         let pick = if self.config.redundant_striping && p.probing_blackout() {
@@ -255,7 +256,7 @@ impl R2cpReceiver {
                 // Frozen with nothing outstanding for want of the sender's
                 // data: probe it (§5.2.2), or nothing would ever tell us it
                 // has more.
-                if p.in_flight() == 0 && ask.known < ask.buffer_end {
+                if p.in_flight() == 0 && p.avail.max(ask.known) < ask.buffer_end {
                     p.persist(ask.now, ask.deq);
                 }
                 false
@@ -298,8 +299,8 @@ impl R2cpReceiver {
         }
         let path = self.pipes[i].path;
         if !r.lost.is_empty() {
-            // A segment went back to pending: it lies below the buffer's end,
-            // so a frozen pipe can take it.
+            // A segment went back to pending, below the buffer's end, and one
+            // fewer request ranks: a frozen pipe may take it.
             self.resume();
         }
         for start in r.lost {
@@ -329,11 +330,17 @@ impl R2cpReceiver {
             let new = self.buffer.insert(start, payload);
             self.pipes[i].delivered += new;
             self.stats.duplicate_bytes += payload.len() as u64 - new;
-            self.sched.recv(start);
+            let answered = self.sched.recv(start).is_some();
             let r = self.pipes[i].on_data(now, h.id);
             self.report(now, i, r);
             if self.buffer.next() > next {
                 self.sched.delivered_to(self.buffer.next());
+            }
+            if answered || self.buffer.next() > next {
+                // The buffer moved on, or one fewer request is outstanding:
+                // the rank that froze a pipe may now put its segment inside
+                // the buffer (with none outstanding it is the lowest pending
+                // one, which always fits), so every frozen pipe asks again.
                 self.resume();
             }
         }

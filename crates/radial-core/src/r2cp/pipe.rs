@@ -86,8 +86,11 @@ pub struct Pipe {
     pub frozen: bool,
     /// Retiring: no new requests; closed once nothing is outstanding.
     pub draining: bool,
-    /// One past the last byte the sender has (global), as it advertises.
+    /// One past the last byte this pipe may ask its sender for (global): what
+    /// the sender advertised, or more for a pipe joining a transfer under way.
     pub avail: u64,
+    /// One past the last byte the sender has said it holds (global).
+    pub advertised: u64,
     /// End of the stream, once the sender marked it.
     pub fin: Option<u64>,
     out: VecDeque<RcpHeader>,
@@ -127,6 +130,7 @@ impl Pipe {
             frozen: false,
             draining: false,
             avail: 0,
+            advertised: 0,
             fin: None,
             out: VecDeque::new(),
             delivered: 0,
@@ -273,6 +277,7 @@ impl Pipe {
         }
         self.isn = Some(h.seq);
         self.avail = self.offset_of(h.deq, 0);
+        self.advertised = self.avail;
         self.handshake = self.opened_at.map(|t| now - t);
         if let Some(t) = self.syn_sent_at.take() {
             if self.rtt.backoff() == 1 {
@@ -291,9 +296,10 @@ impl Pipe {
     /// Takes the sender's advertisement and end-of-stream mark from a DATA
     /// header whose payload is `[start, end)`.
     pub fn learn(&mut self, h: &RcpHeader, start: u64, end: u64, near: u64) {
-        self.avail = self.avail.max(self.offset_of(h.deq, near));
+        self.advertised = self.advertised.max(self.offset_of(h.deq, near));
+        self.avail = self.avail.max(self.advertised);
         if h.flags.contains(RcpFlags::FIN) {
-            self.fin = Some(if end > start { end } else { self.avail });
+            self.fin = Some(if end > start { end } else { self.advertised });
         }
     }
 

@@ -41,8 +41,8 @@ pub struct Binding {
 pub enum Pick {
     /// Request the segment `[start, end)`.
     Segment(u64, u64),
-    /// No segment fits the receive buffer (or the sender's data): the pipe
-    /// freezes until `resume()`.
+    /// The segment the rank gives the pipe does not fit the receive buffer
+    /// (or the senders' data): the pipe freezes until `resume()`.
     Freeze,
 }
 
@@ -51,7 +51,8 @@ pub enum Pick {
 pub struct Limits {
     /// One past the last byte the receive buffer may hold (flow control).
     pub buffer_end: u64,
-    /// One past the last byte the pipe's sender has.
+    /// One past the last byte the pipe may ask for (what its sender, or any
+    /// sender of the same stream, has said it holds).
     pub avail: u64,
     /// End of the stream, once known.
     pub fin: Option<u64>,
@@ -465,6 +466,37 @@ mod tests {
         assert_eq!(
             s.send(ms(0), PathId(0), 2, rtt(PathId(0)).unwrap(), rtt, lim),
             Pick::Freeze
+        );
+    }
+
+    #[test]
+    fn a_frozen_pipe_gets_the_hole_once_the_requests_ranked_before_it_are_answered() {
+        // A buffer of 8 segments. Pipe 0 holds 1..4 and pipe 1 holds 4..7,
+        // all overdue; segment 0 is lost. Pipe 0's rank counts pipe 1's
+        // three requests, so its segment would lie past the buffer: FREEZE.
+        // Each answer leaves `bound`, and the engine resumes frozen pipes on
+        // every answer: with nothing of pipe 1's outstanding the rank is 0
+        // and the hole, which always fits, is pipe 0's.
+        let mut s = Scheduler::new(MSS, Scheduling::Ranked);
+        let rtt = |_| Some(Duration::from_millis(10));
+        let lim = Limits {
+            buffer_end: 8 * MSS,
+            avail: u64::MAX,
+            fin: None,
+        };
+        let d = Duration::from_millis(10);
+        for i in 0..7 {
+            let p = PathId(if (1..4).contains(&i) { 0 } else { 1 });
+            s.send(ms(0), p, i, d, rtt, lim);
+        }
+        s.loss(0, PathId(1), false);
+        assert_eq!(s.send(ms(15), PathId(0), 7, d, rtt, lim), Pick::Freeze);
+        for i in 4..7 {
+            assert!(s.recv(i * MSS).is_some());
+        }
+        assert_eq!(
+            s.send(ms(16), PathId(0), 7, d, rtt, lim),
+            Pick::Segment(0, MSS)
         );
     }
 
