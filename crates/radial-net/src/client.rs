@@ -17,12 +17,15 @@ use sha2::{Digest, Sha256};
 
 use crate::clock::Clock;
 use crate::config::r2cp_config;
-use crate::session::{is_session, tag, Message};
+use crate::session::{is_session, tag, ErrorCode, Message};
 
 /// How long the client waits for an answer to its GET, per try.
 const GET_RETRY: std::time::Duration = std::time::Duration::from_millis(300);
 /// Tries of the GET.
 const GET_TRIES: u32 = 10;
+/// How long the client keeps asking a server that says it is preparing
+/// the file (hashing it the first time).
+const PREPARE_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
 /// Silence on every open path after which the standby paths take over:
 /// five minimum RTOs, longer than any round trip the pipes can have
 /// before their first timeout.
@@ -147,7 +150,20 @@ pub enum GetError {
     /// The server refused (its message).
     Refused(String),
     /// No answer to the GET.
-    NoAnswer(SocketAddr),
+    NoAnswer {
+        /// The server asked.
+        server: SocketAddr,
+        /// The local address asked from.
+        via: SocketAddr,
+        /// GETs sent.
+        tries: u32,
+        /// Over how long.
+        seconds: f64,
+    },
+    /// The server is at its capacity (its message).
+    Full(String),
+    /// The connection number is in use at the server (another is drawn).
+    InUse,
     /// No progress for [`STALL`].
     Stalled {
         /// Bytes delivered by then.
@@ -164,7 +180,18 @@ impl std::fmt::Display for GetError {
         match self {
             GetError::Io(e) => write!(f, "{e}"),
             GetError::Refused(m) => write!(f, "the server refused: {m}"),
-            GetError::NoAnswer(a) => write!(f, "no answer from {a}"),
+            GetError::NoAnswer {
+                server,
+                via,
+                tries,
+                seconds,
+            } => write!(
+                f,
+                "no answer from {server} to {tries} requests over {seconds:.1} s from {via} \
+                 (is a radial server listening there, and is UDP let through?)"
+            ),
+            GetError::Full(m) => write!(f, "the server is busy: {m}"),
+            GetError::InUse => f.write_str("connection number in use"),
             GetError::Stalled { delivered } => {
                 write!(
                     f,
@@ -224,8 +251,15 @@ fn get_offer(
     .emit(&mut req);
     let mut events = Events::with_capacity(8);
     let mut buf = [0u8; 2048];
-    for _ in 0..GET_TRIES {
+    let started = std::time::Instant::now();
+    let mut tries = 0;
+    let mut unanswered = 0;
+    let mut preparing = false;
+    let mut full = None;
+    while unanswered < GET_TRIES || (preparing && started.elapsed() < PREPARE_WAIT) {
         sock.send_to(&req, server)?;
+        tries += 1;
+        unanswered += 1;
         let deadline = std::time::Instant::now() + GET_RETRY;
         while let Some(wait) = deadline.checked_duration_since(std::time::Instant::now()) {
             poll.poll(&mut events, Some(wait))?;
@@ -246,6 +280,24 @@ fn get_offer(
                         key,
                     }) if c == conn => return Ok(Offered { size, sha256, key }),
                     Ok(Message::Error {
+                        conn: c,
+                        code: ErrorCode::Preparing,
+                        ..
+                    }) if c == conn => {
+                        preparing = true;
+                        unanswered = 0;
+                    }
+                    Ok(Message::Error {
+                        conn: c,
+                        code: ErrorCode::Full,
+                        message,
+                    }) if c == conn => full = Some(message),
+                    Ok(Message::Error {
+                        conn: c,
+                        code: ErrorCode::Busy,
+                        ..
+                    }) if c == conn => return Err(GetError::InUse),
+                    Ok(Message::Error {
                         conn: c, message, ..
                     }) if c == conn => return Err(GetError::Refused(message)),
                     _ => {}
@@ -253,7 +305,41 @@ fn get_offer(
             }
         }
     }
-    Err(GetError::NoAnswer(server))
+    if let Some(m) = full {
+        return Err(GetError::Full(m));
+    }
+    Err(GetError::NoAnswer {
+        server,
+        via: sock.local_addr().unwrap_or(server),
+        tries,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Connection numbers drawn before giving up on finding a free one.
+const CONN_TRIES: u32 = 8;
+
+/// Asks every server of `cfg.paths` for the file on connection `conn`:
+/// the offer, and each server's key.
+#[allow(clippy::type_complexity)]
+fn ask_all(
+    cfg: &GetConfig,
+    poll: &mut Poll,
+    conn: u16,
+) -> Result<(Offered, Vec<(SocketAddr, [u8; 16])>), GetError> {
+    let mut offer: Option<Offered> = None;
+    let mut keys: Vec<(SocketAddr, [u8; 16])> = Vec::new();
+    for p in &cfg.paths {
+        if !keys.iter().any(|(to, _)| *to == p.to) {
+            let o = ask(p, poll, conn, &cfg.path)?;
+            if offer.is_some_and(|first| (first.size, first.sha256) != (o.size, o.sha256)) {
+                return Err(GetError::NotReplicas(p.to));
+            }
+            keys.push((p.to, o.key));
+            offer = Some(o);
+        }
+    }
+    Ok((offer.expect("one path at least"), keys))
 }
 
 /// The poll token of the short-lived socket a GET is asked from (path
@@ -420,22 +506,23 @@ pub fn get(
     assert!(!cfg.paths.is_empty(), "at least one path");
     let clock = Clock::new();
     let mut poll = Poll::new()?;
-    let conn = random_conn();
     // Ask every server named, each through the first path to it, from a
-    // socket of that path's address; all must offer the same file.
-    let mut offer: Option<Offered> = None;
-    let mut keys: Vec<(SocketAddr, [u8; 16])> = Vec::new();
-    for p in &cfg.paths {
-        if !keys.iter().any(|(to, _)| *to == p.to) {
-            let o = ask(p, &mut poll, conn, &cfg.path)?;
-            if offer.is_some_and(|first| (first.size, first.sha256) != (o.size, o.sha256)) {
-                return Err(GetError::NotReplicas(p.to));
+    // socket of that path's address; all must offer the same file. A
+    // connection number some server already uses is drawn again.
+    let mut attempt = 0;
+    let (conn, offer, mut keys) = loop {
+        attempt += 1;
+        let conn = random_conn();
+        match ask_all(cfg, &mut poll, conn) {
+            Err(GetError::InUse) if attempt < CONN_TRIES => continue,
+            Err(GetError::InUse) => {
+                return Err(GetError::Refused("connection number in use".into()))
             }
-            keys.push((p.to, o.key));
-            offer = Some(o);
+            Err(e) => return Err(e),
+            Ok((offer, keys)) => break (conn, offer, keys),
         }
-    }
-    let Offered { size, sha256, .. } = offer.expect("one path at least");
+    };
+    let Offered { size, sha256, .. } = offer;
     let key_of = |keys: &[(SocketAddr, [u8; 16])], to: SocketAddr| {
         keys.iter()
             .find(|(t, _)| *t == to)
@@ -460,7 +547,11 @@ pub fn get(
         .cloned()
         .collect();
     let mut migrations = 0;
-    let mut out = BufWriter::with_capacity(1 << 20, File::create(&cfg.out)?);
+    // The download goes to FILE.part, renamed to FILE once its SHA-256
+    // matches: an interrupted or failed download never stands under the
+    // final name.
+    let part = part_path(&cfg.out);
+    let mut out = BufWriter::with_capacity(1 << 20, File::create(&part)?);
     let mut hasher = Sha256::new();
     let mut delivered = 0u64;
     let mut read_buf = vec![0u8; 1 << 16];
@@ -627,8 +718,11 @@ pub fn get(
     flush(&mut rx, &paths, &clock);
     let got: [u8; 32] = hasher.finalize().into();
     if got != sha256 {
+        let _ = std::fs::remove_file(&part);
         return Err(GetError::Corrupt);
     }
+    drop(out);
+    std::fs::rename(&part, &cfg.out)?;
     let stats = rx.stats();
     let pipes = rx
         .path_stats()
@@ -667,6 +761,14 @@ fn flush(rx: &mut R2cpReceiver, paths: &[PathSock], clock: &Clock) {
 /// Hex form of a digest.
 pub fn hex(d: &[u8]) -> String {
     d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Where a download to `out` is written until it is verified:
+/// `out` with `.part` appended.
+pub fn part_path(out: &Path) -> PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".part");
+    PathBuf::from(name)
 }
 
 /// The file name a download of `path` gets by default.

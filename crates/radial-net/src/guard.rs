@@ -2,12 +2,14 @@
 //! receiver has proven it receives. Every datagram a pipe sends carries a
 //! nonce (the envelope, wire type 3) that only its receiver sees; the
 //! receiver echoes the nonces it got (ECHO). Bytes sent and not yet echoed
-//! are unproven; they may not exceed a limit that starts at
-//! [`ReceiptGuard::INITIAL`] and grows by every byte proven. A receiver
+//! are unproven; they may not exceed a limit of [`ReceiptGuard::INITIAL`]
+//! plus the bytes proven over the last [`ReceiptGuard::WINDOW`]. A receiver
 //! that requests data it never received, hoping to make the server send
 //! faster (the optimistic-ACK attack of Savage et al., transposed to RCP's
 //! requests), cannot echo what it never got and is held to the initial
-//! limit per [`ReceiptGuard::EXPIRY`].
+//! limit per [`ReceiptGuard::EXPIRY`]; one that proved receipt for a while
+//! and then stops echoing falls back to the same limit a window later, as
+//! its proofs age out.
 
 use std::collections::hash_map::RandomState;
 use std::collections::{HashMap, VecDeque};
@@ -25,6 +27,13 @@ pub fn seal(nonce: u32, d: &[u8], out: &mut Vec<u8>) {
     out.push(crate::session::VERSION << 4 | ENVELOPE_TYPE);
     out.extend_from_slice(&nonce.to_be_bytes());
     out.extend_from_slice(d);
+}
+
+/// Writes the envelope of `nonce` into the first [`ENVELOPE_LEN`] bytes of
+/// `d`, which the datagram follows.
+pub fn stamp(nonce: u32, d: &mut [u8]) {
+    d[0] = crate::session::VERSION << 4 | ENVELOPE_TYPE;
+    d[1..ENVELOPE_LEN].copy_from_slice(&nonce.to_be_bytes());
 }
 
 /// The nonce and the datagram inside an envelope, if `d` is one.
@@ -62,30 +71,19 @@ impl Nonces {
 }
 
 /// One pipe's guard.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct ReceiptGuard {
-    limit: u64,
     unproven: HashMap<u32, u64>,
     /// Nonces in the order sent, for expiry.
     order: VecDeque<(Instant, u32)>,
     unproven_bytes: u64,
+    /// Bytes proven per slot of the last window: (slot start, bytes).
+    recent: VecDeque<(Instant, u64)>,
+    recent_bytes: u64,
     /// Bytes proven so far.
     pub proven: u64,
     /// Times a datagram had to wait for proof.
     pub waits: u64,
-}
-
-impl Default for ReceiptGuard {
-    fn default() -> Self {
-        ReceiptGuard {
-            limit: Self::INITIAL,
-            unproven: HashMap::new(),
-            order: VecDeque::new(),
-            unproven_bytes: 0,
-            proven: 0,
-            waits: 0,
-        }
-    }
 }
 
 impl ReceiptGuard {
@@ -95,15 +93,33 @@ impl ReceiptGuard {
     /// After this long an unechoed datagram no longer counts as in flight
     /// (it was lost, or the receiver cheats); it proves nothing.
     pub const EXPIRY: Duration = Duration::from_secs(1);
+    /// Proofs older than this no longer raise the limit.
+    pub const WINDOW: Duration = Duration::from_secs(1);
+    /// The window is kept in slots of this length.
+    const SLOT: Duration = Duration::from_millis(100);
+    /// The limit never exceeds this (it bounds the guard's own memory).
+    pub const MAX: u64 = 64 << 20;
+
+    /// Unproven bytes allowed now.
+    pub fn limit(&self) -> u64 {
+        (Self::INITIAL + self.recent_bytes).min(Self::MAX)
+    }
 
     /// May `len` more bytes go out unproven now? Counts a wait if not.
     pub fn allows(&mut self, len: usize, now: Instant) -> bool {
         self.expire(now);
-        let ok = self.unproven_bytes + len as u64 <= self.limit;
+        let ok = self.unproven_bytes + len as u64 <= self.limit();
         if !ok {
             self.waits += 1;
         }
         ok
+    }
+
+    /// When the oldest unproven datagram stops counting (it expires), if
+    /// any is outstanding: the earliest a refused datagram may pass without
+    /// an echo.
+    pub fn next_expiry(&self) -> Option<Instant> {
+        self.order.front().map(|&(at, _)| at + Self::EXPIRY)
     }
 
     /// A datagram of `len` bytes went out with `nonce`.
@@ -114,21 +130,33 @@ impl ReceiptGuard {
         }
     }
 
-    /// The receiver echoed `nonce`: its bytes are proven and the limit grows
-    /// by as much. False for a nonce not outstanding.
-    pub fn echoed(&mut self, nonce: u32) -> bool {
-        match self.unproven.remove(&nonce) {
-            Some(len) => {
-                self.unproven_bytes -= len;
-                self.proven += len;
-                self.limit = self.limit.saturating_add(len);
-                true
+    /// The receiver echoed `nonce` at `now`: its bytes are proven and the
+    /// limit grows by as much for a window. False for a nonce not
+    /// outstanding.
+    pub fn echoed(&mut self, nonce: u32, now: Instant) -> bool {
+        let Some(len) = self.unproven.remove(&nonce) else {
+            return false;
+        };
+        self.unproven_bytes -= len;
+        self.proven += len;
+        self.recent_bytes += len;
+        match self.recent.back_mut() {
+            Some((start, bytes)) if now.saturating_duration_since(*start) < Self::SLOT => {
+                *bytes += len;
             }
-            None => false,
+            _ => self.recent.push_back((now, len)),
         }
+        true
     }
 
     fn expire(&mut self, now: Instant) {
+        while let Some(&(start, bytes)) = self.recent.front() {
+            if now.saturating_duration_since(start) < Self::WINDOW {
+                break;
+            }
+            self.recent.pop_front();
+            self.recent_bytes -= bytes;
+        }
         while let Some(&(at, nonce)) = self.order.front() {
             if now.duration_since(at) < Self::EXPIRY {
                 break;
@@ -166,10 +194,10 @@ mod tests {
         assert_eq!(u64::from(n), ReceiptGuard::INITIAL / 1000);
         // Echoing ten of them lets twenty more go.
         for k in 0..10 {
-            assert!(g.echoed(k));
+            assert!(g.echoed(k, t0));
         }
-        assert!(!g.echoed(0), "once");
-        assert!(!g.echoed(99_999), "never sent");
+        assert!(!g.echoed(0, t0), "once");
+        assert!(!g.echoed(99_999, t0), "never sent");
         let mut more = 0;
         while g.allows(1000, t0) {
             g.sent(10_000 + more, 1000, t0);
@@ -179,6 +207,51 @@ mod tests {
         // A second later the unechoed ones no longer count.
         assert!(g.allows(1000, t0 + ReceiptGuard::EXPIRY));
         assert_eq!(g.proven, 10_000);
+    }
+
+    #[test]
+    fn a_receiver_that_stops_echoing_falls_back_to_the_initial_limit() {
+        // An honest receiver proves 8 MB over two seconds, then stops
+        // echoing: a window later its allowance is the initial one again.
+        let t0 = Instant::now();
+        let mut g = ReceiptGuard::default();
+        let mut n = 0u32;
+        for ms in 0..2000u64 {
+            let now = t0 + Duration::from_millis(ms);
+            for _ in 0..4 {
+                assert!(g.allows(1000, now));
+                g.sent(n, 1000, now);
+                assert!(g.echoed(n, now));
+                n += 1;
+            }
+        }
+        let stop = t0 + Duration::from_millis(2000);
+        assert!(g.limit() > 3_000_000, "{}", g.limit());
+        // From now on nothing is echoed: what it may still get is bounded
+        // by the limit it had, and after the window and the expiry it is
+        // held to the initial allowance.
+        let mut after = 0u64;
+        for ms in 0..3000u64 {
+            let now = stop + Duration::from_millis(ms);
+            while g.allows(1000, now) {
+                g.sent(n, 1000, now);
+                n += 1;
+                after += 1000;
+            }
+        }
+        assert!(after < 4_000_000 + 3 * ReceiptGuard::INITIAL, "{after}");
+        assert_eq!(g.limit(), ReceiptGuard::INITIAL);
+        let late = stop + Duration::from_millis(3000);
+        let mut last_second = 0;
+        for ms in 0..1000u64 {
+            let now = late + Duration::from_millis(ms);
+            while g.allows(1000, now) {
+                g.sent(n, 1000, now);
+                n += 1;
+                last_second += 1000;
+            }
+        }
+        assert!(last_second <= 2 * ReceiptGuard::INITIAL, "{last_second}");
     }
 
     #[test]

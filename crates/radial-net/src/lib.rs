@@ -19,4 +19,4 @@ pub mod watch;
 
 pub use client::{get, Control, GetConfig, GetError, PathConfig, PipeSummary, Progress, Summary};
 pub use emulator::{EmuCommand, Emulator, LinkModel, PathModel};
-pub use server::{hash_file, Server, ServerStats};
+pub use server::{hash_file, Limits, Server, ServerOptions, ServerStats};

@@ -56,6 +56,11 @@ pub enum ErrorCode {
     Busy = 2,
     /// The file could not be read.
     Unreadable = 3,
+    /// The server is still preparing the file (hashing it): ask again.
+    Preparing = 4,
+    /// The server holds as many pending sessions as it keeps, from this
+    /// address or in all: ask again later.
+    Full = 5,
 }
 
 impl ErrorCode {
@@ -64,6 +69,8 @@ impl ErrorCode {
             1 => Some(ErrorCode::NotFound),
             2 => Some(ErrorCode::Busy),
             3 => Some(ErrorCode::Unreadable),
+            4 => Some(ErrorCode::Preparing),
+            5 => Some(ErrorCode::Full),
             _ => None,
         }
     }

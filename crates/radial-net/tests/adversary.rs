@@ -3,118 +3,20 @@
 //! None of it creates state, pumps data at an unproven address, or slows a
 //! real transfer.
 
-use std::net::{SocketAddr, UdpSocket};
+use std::net::UdpSocket;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use radial_core::seq::SeqNum;
 use radial_core::wire::rcp::{PullBlock, RcpFlags, RcpHeader};
 use radial_net::guard::{open, ReceiptGuard};
 use radial_net::session::{tag, Message};
 use radial_net::{get, hash_file, GetConfig};
 
 mod common;
+use common::raw::{join, open_and_pull, open_pipe, syn, Raw};
 use common::serve;
-
-/// A hand-driven client socket.
-struct Raw {
-    sock: UdpSocket,
-    server: SocketAddr,
-    sent: u64,
-    received: u64,
-}
-
-impl Raw {
-    fn new(server: SocketAddr) -> Raw {
-        let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
-        sock.set_read_timeout(Some(Duration::from_millis(50)))
-            .unwrap();
-        Raw {
-            sock,
-            server,
-            sent: 0,
-            received: 0,
-        }
-    }
-
-    fn send(&mut self, d: &[u8]) {
-        self.sent += d.len() as u64;
-        self.sock.send_to(d, self.server).unwrap();
-    }
-
-    fn send_msg(&mut self, m: &Message) {
-        let mut d = Vec::new();
-        m.emit(&mut d);
-        self.send(&d);
-    }
-
-    /// Everything that arrives within `for_`.
-    fn collect(&mut self, for_: Duration) -> Vec<Vec<u8>> {
-        let end = Instant::now() + for_;
-        let mut out = Vec::new();
-        let mut buf = [0u8; 65536];
-        while Instant::now() < end {
-            if let Ok((n, _)) = self.sock.recv_from(&mut buf) {
-                self.received += n as u64;
-                out.push(buf[..n].to_vec());
-            }
-        }
-        out
-    }
-
-    /// GET: the offer's key.
-    fn key(&mut self, conn: u16) -> [u8; 16] {
-        self.send_msg(&Message::Get {
-            conn,
-            path: "data.bin".into(),
-        });
-        for d in self.collect(Duration::from_millis(200)) {
-            if let Ok(Message::Offer { key, .. }) = Message::parse(&d) {
-                return key;
-            }
-        }
-        panic!("no offer");
-    }
-
-    fn joined(&mut self) -> Option<[u8; 8]> {
-        self.collect(Duration::from_millis(200))
-            .iter()
-            .find_map(|d| match Message::parse(d) {
-                Ok(Message::Joined { challenge, .. }) => Some(challenge),
-                _ => None,
-            })
-    }
-}
-
-fn join(conn: u16, key: &[u8; 16], nonce: [u8; 8]) -> Message {
-    Message::Join {
-        conn,
-        path: 0,
-        nonce,
-        mac: tag(key, b"join", conn, 0, &nonce),
-    }
-}
-
-/// Opens pipe 0 of `conn` from `a` (already joined): the sender's initial
-/// sequence number, from its SYN+ACK.
-fn open_pipe(a: &mut Raw, conn: u16) -> SeqNum {
-    a.send(&syn(conn));
-    a.collect(Duration::from_millis(100))
-        .iter()
-        .find_map(|d| {
-            let (_, inner) = open(d)?;
-            RcpHeader::parse(inner).ok().map(|(h, _)| h.seq)
-        })
-        .expect("SYN+ACK")
-}
-
-fn syn(conn: u16) -> Vec<u8> {
-    let mut d = Vec::new();
-    RcpHeader::new(RcpFlags::SYN, u32::from(conn), SeqNum(0), SeqNum(0), 0).emit(&mut d);
-    d
-}
 
 #[test]
 fn a_short_get_gets_no_answer() {
@@ -246,38 +148,11 @@ fn garbage_neither_breaks_nor_slows_a_transfer() {
     assert!(sent > 100, "{sent} garbage datagrams");
     assert_eq!(s.duplicate_bytes, 0);
     let stats = f.stats();
-    assert!(stats.dropped + stats.rejected > 0, "{stats:?}");
-    assert_eq!(stats.pipes, 1, "{stats:?}");
-}
-
-/// Joins path 0 of connection `conn` from `a`, proves the address, opens
-/// the pipe and pulls `bytes` from offset 0 in one request.
-fn open_and_pull(a: &mut Raw, conn: u16, bytes: u32) {
-    let key = a.key(conn);
-    a.send_msg(&join(conn, &key, [conn as u8; 8]));
-    let challenge = a.joined().expect("joined");
-    a.send_msg(&Message::Validate {
-        conn,
-        path: 0,
-        echo: challenge,
-        mac: tag(&key, b"valid", conn, 0, &challenge),
-    });
-    let isn = open_pipe(a, conn);
-    let mut req = RcpHeader::new(
-        RcpFlags::REQ | RcpFlags::PUL,
-        u32::from(conn),
-        isn + 1u32,
-        isn + 1u32,
-        1,
+    assert!(
+        stats.malformed + stats.dropped + stats.rejected > 0,
+        "{stats:?}"
     );
-    req.push_block(PullBlock {
-        start: isn + 1u32,
-        end: isn + 1u32 + bytes,
-        id: 1,
-    });
-    let mut d = Vec::new();
-    req.emit(&mut d);
-    a.send(&d);
+    assert_eq!(stats.pipes, 1, "{stats:?}");
 }
 
 #[test]

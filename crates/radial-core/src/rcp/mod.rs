@@ -24,7 +24,7 @@ mod sender;
 
 pub use receiver::RcpReceiver;
 pub use requests::RequestBoard;
-pub use sender::RcpSender;
+pub use sender::{RcpSender, Segment, Source, StoredStream};
 
 use crate::cc::{Algorithm, CcConfig};
 use crate::rtt::RttConfig;

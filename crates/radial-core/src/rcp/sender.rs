@@ -1,5 +1,11 @@
 //! The RCP sender: holds the data and answers requests (RCP §3.2: "The
 //! sender simply maintains the send buffer with one pointer (SND.NXT)").
+//!
+//! Where the data lives is the sender's [`Source`]: a [`SendBuffer`] the
+//! application writes into (the [`Endpoint`] contract), or a
+//! [`StoredStream`] whose every byte the driver already holds at rest (a file
+//! server): that sender keeps no copy of the data, and the driver appends
+//! each segment's payload itself ([`RcpSender::poll_segment`]).
 
 use std::collections::VecDeque;
 
@@ -13,6 +19,67 @@ use crate::wire::rcp::{RcpFlags, RcpHeader, MAX_BLOCKS};
 /// Most pulls that wait for the application at once (the oldest give way):
 /// a receiver asking far ahead cannot make the sender hold unbounded state.
 const MAX_WAITING: usize = 256;
+
+/// Where a sender's data lives.
+pub trait Source {
+    /// Offset of the oldest byte the sender can still send.
+    fn base(&self) -> u64;
+    /// Offset one past the last byte the sender has.
+    fn end(&self) -> u64;
+    /// True when no byte past [`Source::end`] will ever come.
+    fn is_closed(&self) -> bool;
+    /// The receiver holds every byte below `offset` in order (SEG.DEQ).
+    fn ack_to(&mut self, offset: u64);
+}
+
+impl Source for SendBuffer {
+    fn base(&self) -> u64 {
+        SendBuffer::base(self)
+    }
+    fn end(&self) -> u64 {
+        SendBuffer::end(self)
+    }
+    fn is_closed(&self) -> bool {
+        SendBuffer::is_closed(self)
+    }
+    fn ack_to(&mut self, offset: u64) {
+        SendBuffer::ack_to(self, offset);
+    }
+}
+
+/// A stream of known length whose bytes the driver holds at rest (a file):
+/// every byte can be sent at any time, and the sender keeps none of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredStream {
+    /// The stream's length in bytes.
+    pub len: u64,
+}
+
+impl Source for StoredStream {
+    fn base(&self) -> u64 {
+        0
+    }
+    fn end(&self) -> u64 {
+        self.len
+    }
+    fn is_closed(&self) -> bool {
+        true
+    }
+    fn ack_to(&mut self, _offset: u64) {}
+}
+
+/// One datagram [`RcpSender::poll_segment`] produced: its path, and the
+/// stream bytes `[offset, offset + len)` its payload must carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub struct Segment {
+    /// The path to send it on.
+    pub path: PathId,
+    /// First stream byte of the payload.
+    pub offset: u64,
+    /// Payload length (0 for control datagrams).
+    pub len: usize,
+}
 
 /// Connection state of either RCP side (§3.3.2, as TCP's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,7 +103,8 @@ enum Out {
     Syn,
     SynAck,
     Ack,
-    /// A data segment: offset, length, pull id answered (0 = cumulative).
+    /// Data `[start, end)` answering pull id (0 = cumulative), sent a
+    /// segment at a time.
     Data(u64, u64, u32),
     /// A segment without payload telling how much data there is.
     Update,
@@ -44,13 +112,13 @@ enum Out {
     FinAck,
 }
 
-/// The data sender of an RCP connection.
+/// The data sender of an RCP connection, with its data in `S`.
 #[derive(Debug)]
-pub struct RcpSender {
+pub struct RcpSender<S = SendBuffer> {
     config: RcpConfig,
     path: PathId,
     state: State,
-    buffer: SendBuffer,
+    buffer: S,
     /// Highest byte sent in cumulative mode (SND.NXT).
     snd_nxt: u64,
     /// Ids of the most recent pulls answered (the cyclic buffer of §3.3.1).
@@ -64,20 +132,50 @@ pub struct RcpSender {
     handshake_deadline: Option<Instant>,
     rtt: RttEstimator,
     out: VecDeque<Out>,
+    /// Data bytes in `out`.
+    queued: u64,
     events: VecDeque<AppEvent>,
     stats: EndpointStats,
 }
 
 impl RcpSender {
-    /// A sender on `path`; it sends the SYN itself if it is the opener.
+    /// A sender on `path` whose application writes its data; it sends the
+    /// SYN itself if it is the opener.
     pub fn new(config: RcpConfig, path: PathId) -> Self {
+        RcpSender::with_source(config, path, SendBuffer::new(config.send_buffer))
+    }
+}
+
+impl RcpSender<StoredStream> {
+    /// A sender on `path` of a stream of `len` bytes that the driver holds
+    /// at rest: the driver calls [`RcpSender::poll_segment`] and appends
+    /// each payload itself.
+    pub fn stored(config: RcpConfig, path: PathId, len: u64) -> Self {
+        RcpSender::with_source(config, path, StoredStream { len })
+    }
+}
+
+impl<S: Source> RcpSender<S> {
+    /// Most data bytes queued for sending at once: twice the receive window,
+    /// more than an honest receiver ever has outstanding. Requests past it
+    /// are not served (the receiver asks again).
+    fn queue_limit(&self) -> u64 {
+        2 * self.config.rwnd_bytes()
+    }
+
+    /// Most entries queued at once (ranges, control datagrams).
+    fn queue_entries(&self) -> usize {
+        2 * usize::try_from(self.config.window).unwrap_or(usize::MAX) + 16
+    }
+
+    fn with_source(config: RcpConfig, path: PathId, buffer: S) -> Self {
         RcpSender {
             state: if config.opener == Opener::Sender {
                 State::Opening
             } else {
                 State::Listening
             },
-            buffer: SendBuffer::new(config.send_buffer),
+            buffer,
             snd_nxt: 0,
             served: [0; MAX_BLOCKS],
             max_served: 0,
@@ -85,11 +183,17 @@ impl RcpSender {
             handshake_deadline: None,
             rtt: RttEstimator::new(config.rtt),
             out: VecDeque::new(),
+            queued: 0,
             events: VecDeque::new(),
             stats: EndpointStats::default(),
             config,
             path,
         }
+    }
+
+    /// Data bytes queued for sending.
+    pub fn queued_bytes(&self) -> u64 {
+        self.queued
     }
 
     /// Highest byte sent in cumulative mode.
@@ -105,15 +209,29 @@ impl RcpSender {
         }
     }
 
-    /// Queues the segments of `[start, end)` (clipped to the data held).
-    fn send_range(&mut self, start: u64, end: u64, pull_id: u32) {
-        let end = end.min(self.buffer.end());
-        let mut at = start.max(self.buffer.base());
-        while at < end {
-            let len = self.config.mss.min(end - at);
-            self.out.push_back(Out::Data(at, len, pull_id));
-            at += len;
+    /// Queues `[start, end)` (clipped to the data held, and to what the
+    /// queue may still take); returns the end of what was queued.
+    fn send_range(&mut self, start: u64, end: u64, pull_id: u32) -> u64 {
+        let start = start.max(self.buffer.base());
+        let room = self.queue_limit().saturating_sub(self.queued);
+        let end = end.min(self.buffer.end()).min(start.saturating_add(room));
+        if start >= end {
+            return start;
         }
+        // New cumulative data extends the range queued before it.
+        if let Some(Out::Data(_, e, 0)) = self.out.back_mut() {
+            if pull_id == 0 && *e == start {
+                *e = end;
+                self.queued += end - start;
+                return end;
+            }
+        }
+        if self.out.len() >= self.queue_entries() {
+            return start;
+        }
+        self.out.push_back(Out::Data(start, end, pull_id));
+        self.queued += end - start;
+        end
     }
 
     /// Serves a pull whole once the application has written all of it. A
@@ -145,8 +263,10 @@ impl RcpSender {
 
     fn on_request(&mut self, h: &RcpHeader) {
         let deq = self.config.offset_of(h.deq, self.buffer.base());
-        // §3.3.4: SEG.DEQ lets the sender purge what arrived in order.
+        // §3.3.4: SEG.DEQ lets the sender purge what arrived in order; none
+        // of it is ever sent again in cumulative mode.
         self.buffer.ack_to(deq);
+        self.snd_nxt = self.snd_nxt.max(deq.min(self.buffer.end()));
         if h.flags.contains(RcpFlags::FIN) {
             self.out.push_back(Out::FinAck);
             if self.state != State::Closed {
@@ -176,9 +296,8 @@ impl RcpSender {
         // Cumulative mode: everything from SND.NXT up to SEG.REQ not sent yet.
         let req = self.config.offset_of(h.seq, self.snd_nxt);
         if req > self.snd_nxt {
-            let upto = req.min(self.buffer.end());
             let from = self.snd_nxt;
-            self.send_range(from, upto, 0);
+            let upto = self.send_range(from, req, 0);
             self.snd_nxt = self.snd_nxt.max(upto);
         }
         if h.flags.contains(RcpFlags::PROBE) {
@@ -187,8 +306,9 @@ impl RcpSender {
     }
 }
 
-impl Endpoint for RcpSender {
-    fn handle_datagram(&mut self, now: Instant, _path: PathId, datagram: &[u8]) {
+impl<S: Source> RcpSender<S> {
+    /// A datagram arrived (see [`Endpoint::handle_datagram`]).
+    pub fn on_datagram(&mut self, now: Instant, datagram: &[u8]) {
         let Ok((h, _)) = RcpHeader::parse(datagram) else {
             self.stats.malformed += 1;
             return;
@@ -227,32 +347,32 @@ impl Endpoint for RcpSender {
         }
     }
 
-    fn handle_event(&mut self, _now: Instant, _event: HostEvent) {}
-
-    fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<PathId> {
+    /// Writes the header of the next datagram into `buf` (cleared first)
+    /// and says which stream bytes its payload carries; the caller appends
+    /// them. `None` when there is nothing to send now.
+    pub fn poll_segment(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<Segment> {
         if self.state == State::Opening {
             self.state = State::SynSent;
             self.out.push_back(Out::Syn);
             self.handshake_deadline = Some(now + self.rtt.rto());
         }
-        let o = self.out.pop_front()?;
+        let o = self.next_out()?;
         let c = &self.config;
         let avail = c.wire_seq(self.buffer.end());
-        let (flags, seq, id, payload) = match o {
+        let (mut flags, seq, id, payload) = match o {
             Out::Syn => (RcpFlags::SYN, c.isn, 0, None),
             Out::SynAck => (RcpFlags::SYN | RcpFlags::ACK, c.isn, 0, None),
             Out::Ack => (RcpFlags::ACK, c.isn, 0, None),
             Out::FinAck => (RcpFlags::FIN | RcpFlags::ACK, avail, 0, None),
             Out::Update => (RcpFlags::default(), avail, 0, None),
-            Out::Data(off, len, id) => {
+            Out::Data(off, end, id) => {
                 let mut f = RcpFlags::default();
-                if self.buffer.is_closed() && off + len == self.buffer.end() {
+                if self.buffer.is_closed() && end == self.buffer.end() {
                     f = f | RcpFlags::FIN;
                 }
-                (f, c.wire_seq(off), id, Some((off, len)))
+                (f, c.wire_seq(off), id, Some((off, end - off)))
             }
         };
-        let mut flags = flags;
         if payload.is_none()
             && self.buffer.is_closed()
             && !matches!(o, Out::Syn | Out::SynAck | Out::Ack)
@@ -261,22 +381,51 @@ impl Endpoint for RcpSender {
         }
         buf.clear();
         RcpHeader::new(flags, c.conn_id, seq, avail, id).emit(buf);
-        if let Some((off, len)) = payload {
-            let copied = self.buffer.copy_range(off, len as usize, buf) as u64;
-            self.stats.bytes_sent += copied;
+        self.stats.datagrams_sent += 1;
+        let (offset, len) = payload.unwrap_or((0, 0));
+        if len > 0 {
+            self.stats.bytes_sent += len;
             if id != 0 {
                 self.stats.retransmits += 1;
             }
         }
-        self.stats.datagrams_sent += 1;
-        Some(self.path)
+        Some(Segment {
+            path: self.path,
+            offset,
+            len: len as usize,
+        })
     }
 
-    fn poll_timeout(&self) -> Option<Instant> {
+    /// The next datagram to send: control datagrams whole, data one
+    /// segment (MSS) of its range at a time, skipping what the source no
+    /// longer holds.
+    fn next_out(&mut self) -> Option<Out> {
+        loop {
+            let o = self.out.pop_front()?;
+            let Out::Data(start, end, id) = o else {
+                return Some(o);
+            };
+            let seg_end = end.min(start + self.config.mss);
+            if seg_end < end {
+                self.out.push_front(Out::Data(seg_end, end, id));
+            }
+            self.queued -= seg_end - start;
+            // What the receiver acknowledged meanwhile is gone from a buffer.
+            let from = start.max(self.buffer.base());
+            let to = seg_end.min(self.buffer.end());
+            if from < to {
+                return Some(Out::Data(from, to, id));
+            }
+        }
+    }
+
+    /// When [`RcpSender::on_timeout`] must next be called.
+    pub fn next_timeout(&self) -> Option<Instant> {
         self.handshake_deadline
     }
 
-    fn handle_timeout(&mut self, now: Instant) {
+    /// `now` reached [`RcpSender::next_timeout`].
+    pub fn on_timeout(&mut self, now: Instant) {
         if self.handshake_deadline.is_some_and(|d| d <= now) {
             self.stats.timeouts += 1;
             self.rtt.back_off();
@@ -289,8 +438,42 @@ impl Endpoint for RcpSender {
         }
     }
 
-    fn poll_app_event(&mut self) -> Option<AppEvent> {
+    /// Next event for the application.
+    pub fn next_app_event(&mut self) -> Option<AppEvent> {
         self.events.pop_front()
+    }
+
+    /// Counters.
+    pub fn counters(&self) -> EndpointStats {
+        self.stats
+    }
+}
+
+impl Endpoint for RcpSender {
+    fn handle_datagram(&mut self, now: Instant, _path: PathId, datagram: &[u8]) {
+        self.on_datagram(now, datagram);
+    }
+
+    fn handle_event(&mut self, _now: Instant, _event: HostEvent) {}
+
+    fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<PathId> {
+        let seg = self.poll_segment(now, buf)?;
+        if seg.len > 0 {
+            self.buffer.copy_range(seg.offset, seg.len, buf);
+        }
+        Some(seg.path)
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.next_timeout()
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        self.on_timeout(now);
+    }
+
+    fn poll_app_event(&mut self) -> Option<AppEvent> {
+        self.next_app_event()
     }
 
     fn write(&mut self, data: &[u8]) -> usize {
@@ -319,10 +502,132 @@ impl Endpoint for RcpSender {
     }
 
     fn stats(&self) -> EndpointStats {
-        self.stats
+        self.counters()
     }
 
     fn write_offset(&self) -> Option<u64> {
         Some(self.buffer.end())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rcp::RcpVariant;
+    use crate::seq::SeqNum;
+    use crate::wire::rcp::PullBlock;
+
+    fn config() -> RcpConfig {
+        let mut c = RcpConfig::ns2(RcpVariant::Rcp);
+        c.conn_id = 5;
+        c
+    }
+
+    fn datagram(h: &RcpHeader) -> Vec<u8> {
+        let mut d = Vec::new();
+        h.emit(&mut d);
+        d
+    }
+
+    /// A stored-stream sender past its handshake.
+    fn established(len: u64) -> RcpSender<StoredStream> {
+        let c = config();
+        let mut s = RcpSender::stored(c, PathId(0), len);
+        let now = Instant::ZERO;
+        s.on_datagram(
+            now,
+            &datagram(&RcpHeader::new(RcpFlags::SYN, 5, SeqNum(0), SeqNum(0), 0)),
+        );
+        s.on_datagram(
+            now,
+            &datagram(&RcpHeader::new(RcpFlags::ACK, 5, SeqNum(0), SeqNum(0), 0)),
+        );
+        let mut buf = Vec::new();
+        while s.poll_segment(now, &mut buf).is_some() {}
+        s
+    }
+
+    fn pull(id: u32, start: u64, end: u64, deq: u64) -> Vec<u8> {
+        let c = config();
+        let mut h = RcpHeader::new(
+            RcpFlags::REQ | RcpFlags::PUL,
+            5,
+            c.wire_seq(0),
+            c.wire_seq(deq),
+            id,
+        );
+        h.push_block(PullBlock {
+            start: c.wire_seq(start),
+            end: c.wire_seq(end),
+            id,
+        });
+        datagram(&h)
+    }
+
+    #[test]
+    fn a_stored_stream_is_served_a_segment_at_a_time_with_payload_ranges() {
+        let mut s = established(2500);
+        s.on_datagram(Instant::ZERO, &pull(1, 0, 2500, 0));
+        let mut buf = Vec::new();
+        let mut segs = Vec::new();
+        while let Some(seg) = s.poll_segment(Instant::ZERO, &mut buf) {
+            let (h, rest) = RcpHeader::parse(&buf).unwrap();
+            assert!(rest.is_empty(), "the driver appends the payload");
+            segs.push((seg.offset, seg.len, h.flags.contains(RcpFlags::FIN)));
+        }
+        assert_eq!(
+            segs,
+            vec![(0, 1000, false), (1000, 1000, false), (2000, 500, true)]
+        );
+    }
+
+    #[test]
+    fn a_pull_far_ahead_or_in_the_past_of_a_forged_deq_is_still_served_from_a_stored_stream() {
+        // A SEG.DEQ far ahead purges nothing a stored stream could not send
+        // again: a later pull for earlier bytes is served.
+        let mut s = established(100_000_000);
+        s.on_datagram(Instant::ZERO, &pull(1, 0, 10, 60_000_000));
+        s.on_datagram(Instant::ZERO, &pull(2, 1000, 2000, 0));
+        let mut buf = Vec::new();
+        let mut offsets = Vec::new();
+        while let Some(seg) = s.poll_segment(Instant::ZERO, &mut buf) {
+            offsets.push(seg.offset);
+        }
+        assert_eq!(offsets, vec![0, 1000]);
+    }
+
+    #[test]
+    fn queued_data_is_capped_however_much_is_requested() {
+        let mut s = established(1 << 40);
+        let limit = 2 * config().rwnd_bytes();
+        for id in 1..=1000u32 {
+            let at = u64::from(id) * 50_000_000;
+            s.on_datagram(Instant::ZERO, &pull(id, at, at + 40_000_000, 0));
+            assert!(s.queued_bytes() <= limit, "{} queued", s.queued_bytes());
+        }
+        // A cumulative request far ahead adds nothing past the cap either.
+        let c = config();
+        let h = RcpHeader::new(RcpFlags::REQ, 5, c.wire_seq(1 << 39), c.wire_seq(0), 0);
+        s.on_datagram(Instant::ZERO, &datagram(&h));
+        assert!(s.queued_bytes() <= limit);
+        assert!(s.out.len() <= s.queue_entries());
+        // Sending drains the count.
+        let mut buf = Vec::new();
+        let mut sent = 0;
+        while let Some(seg) = s.poll_segment(Instant::ZERO, &mut buf) {
+            sent += seg.len as u64;
+        }
+        assert_eq!(sent, limit);
+        assert_eq!(s.queued_bytes(), 0);
+    }
+
+    #[test]
+    fn many_tiny_pulls_cannot_grow_the_queue_past_its_entries() {
+        let mut s = established(1 << 30);
+        for id in 1..=100_000u32 {
+            let at = u64::from(id) * 10;
+            s.on_datagram(Instant::ZERO, &pull(id, at, at + 1, 0));
+        }
+        assert!(s.out.len() <= s.queue_entries(), "{}", s.out.len());
     }
 }

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod raw;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
