@@ -62,32 +62,47 @@ pub fn watch_addresses(
     })
 }
 
-/// Parses a control command: `drop ADDR` or `add ADDR`.
-pub fn parse_command(line: &str) -> Result<Control, String> {
+/// Parses a control command, `drop ADDR` or `add ADDR`, about one of the
+/// addresses in `known` (the transfer's own).
+pub fn parse_command(line: &str, known: &[IpAddr]) -> Result<Control, String> {
     let mut words = line.split_whitespace();
-    let (verb, addr) = (words.next(), words.next());
+    let (verb, addr, extra) = (words.next(), words.next(), words.next());
+    let usage = || format!("`{}`: expected `drop ADDR` or `add ADDR`", line.trim());
     let ip = addr
         .and_then(|a| a.parse::<IpAddr>().ok())
-        .ok_or_else(|| format!("`{}`: expected `drop ADDR` or `add ADDR`", line.trim()))?;
+        .ok_or_else(usage)?;
+    if extra.is_some() {
+        return Err(usage());
+    }
+    if !known.contains(&ip) {
+        let list: Vec<String> = known.iter().map(ToString::to_string).collect();
+        return Err(format!(
+            "`{}`: {ip} is not one of this transfer's addresses ({})",
+            line.trim(),
+            list.join(", ")
+        ));
+    }
     match verb {
         Some("drop") => Ok(Control::AddressGone(ip)),
         Some("add") => Ok(Control::AddressBack(ip)),
-        _ => Err(format!(
-            "`{}`: expected `drop ADDR` or `add ADDR`",
-            line.trim()
-        )),
+        _ => Err(usage()),
     }
 }
 
-/// Reads commands from `input` line by line (until it ends), sending each
-/// to `tx`; a bad line is reported on standard error and skipped.
-pub fn read_commands(input: impl BufRead + Send + 'static, tx: Sender<Control>) {
+/// Reads commands about the addresses in `known` from `input` line by line
+/// (until it ends), sending each to `tx`; a bad line is reported on
+/// standard error and skipped.
+pub fn read_commands(
+    input: impl BufRead + Send + 'static,
+    tx: Sender<Control>,
+    known: Vec<IpAddr>,
+) {
     thread::spawn(move || {
         for line in input.lines().map_while(Result::ok) {
             if line.trim().is_empty() {
                 continue;
             }
-            match parse_command(&line) {
+            match parse_command(&line, &known) {
                 Ok(c) => {
                     if tx.send(c).is_err() {
                         return;
@@ -125,15 +140,25 @@ mod tests {
     #[test]
     fn commands() {
         let a: IpAddr = "127.0.0.2".parse().unwrap();
-        assert_eq!(parse_command("drop 127.0.0.2"), Ok(Control::AddressGone(a)));
+        let known = [a];
         assert_eq!(
-            parse_command("  add 127.0.0.2 "),
+            parse_command("drop 127.0.0.2", &known),
+            Ok(Control::AddressGone(a))
+        );
+        assert_eq!(
+            parse_command("  add 127.0.0.2 ", &known),
             Ok(Control::AddressBack(a))
         );
-        assert!(parse_command("drop eth0")
+        assert!(parse_command("drop eth0", &known)
             .unwrap_err()
             .contains("drop eth0"));
-        assert!(parse_command("remove 127.0.0.2").is_err());
+        assert!(parse_command("remove 127.0.0.2", &known).is_err());
+        assert!(parse_command("drop 127.0.0.2 now", &known).is_err());
+        let e = parse_command("drop 127.0.0.9", &known).unwrap_err();
+        assert!(
+            e.contains("not one of this transfer's addresses (127.0.0.2)"),
+            "{e}"
+        );
     }
 
     #[test]

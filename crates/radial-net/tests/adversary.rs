@@ -15,7 +15,7 @@ use radial_net::session::{tag, Message};
 use radial_net::{get, hash_file, GetConfig};
 
 mod common;
-use common::raw::{join, open_and_pull, open_pipe, syn, Raw};
+use common::raw::{join, open_and_pull, open_pipe, pull, syn, Raw};
 use common::serve;
 
 #[test]
@@ -146,7 +146,7 @@ fn garbage_neither_breaks_nor_slows_a_transfer() {
     let sent = noise.join().unwrap();
     assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());
     assert!(sent > 100, "{sent} garbage datagrams");
-    assert_eq!(s.duplicate_bytes, 0);
+    assert_eq!(s.bytes, 10_000_000);
     let stats = f.stats();
     assert!(
         stats.malformed + stats.dropped + stats.rejected > 0,
@@ -204,4 +204,64 @@ fn a_receiver_that_requests_what_it_never_received_gets_no_more() {
     );
     let stats = f.stats();
     assert!(stats.receipt_waits > 0, "{stats:?}");
+}
+
+#[test]
+fn a_receiver_that_echoes_then_stops_is_held_to_the_guards_window() {
+    // It echoes honestly for a second and a half, then stops echoing but
+    // keeps requesting. Once its proofs have aged out of the window, what it
+    // gets in any second is bounded by the initial allowance (plus what its
+    // socket buffer held from before).
+    let f = serve("echostop", 64_000_000);
+    let mut a = Raw::new(f.server);
+    a.sock
+        .set_read_timeout(Some(Duration::from_millis(2)))
+        .unwrap();
+    let isn = open_and_pull(&mut a, 13, 1_000_000);
+    let mut id = 1u32;
+    let mut asked = 1_000_000u32;
+    let mut buf = [0u8; 65536];
+    let mut pending = Vec::new();
+    let start = Instant::now();
+    let stop = start + Duration::from_millis(1500);
+    let window = (
+        stop + Duration::from_millis(1500),
+        stop + Duration::from_millis(2500),
+    );
+    let (mut honest, mut late) = (0u64, 0u64);
+    let mut last_pull = Instant::now();
+    while Instant::now() < window.1 {
+        if last_pull.elapsed() > Duration::from_millis(20) && asked < 60_000_000 {
+            id += 1;
+            a.send(&pull(13, isn, id, asked, asked + 500_000));
+            asked += 500_000;
+            last_pull = Instant::now();
+        }
+        let Ok((n, _)) = a.sock.recv_from(&mut buf) else {
+            continue;
+        };
+        let now = Instant::now();
+        if now < stop {
+            honest += n as u64;
+            if let Some((nonce, _)) = open(&buf[..n]) {
+                pending.push(nonce);
+            }
+            if pending.len() >= 16 {
+                let nonces = std::mem::take(&mut pending);
+                a.send_msg(&Message::Echo {
+                    conn: 13,
+                    path: 0,
+                    nonces,
+                });
+            }
+        } else if now >= window.0 {
+            late += n as u64;
+        }
+    }
+    let socket_buffer = 256 * 1024;
+    assert!(honest > 1_000_000, "the honest phase got {honest} bytes");
+    assert!(
+        late <= ReceiptGuard::INITIAL + socket_buffer,
+        "after it stopped echoing it still got {late} bytes in a second"
+    );
 }

@@ -34,20 +34,32 @@ fn a_file_arrives_intact_over_two_local_addresses() {
 
 #[test]
 fn losing_an_address_mid_transfer_hands_off_to_the_other() {
-    let f = serve("handoff", 20_000_000);
+    // Pipe 0's address goes away at the first progress report. From then
+    // on nothing arrives through it, so what it brought is at most what was
+    // delivered in order by then plus one receive buffer (segments it had
+    // brought past a hole); the other pipe brings the rest.
+    let size = 60_000_000;
+    let f = serve("handoff", size);
     let cfg = config(&f, &["127.0.0.1:0", "127.0.0.3:0"]);
     let (tx, rx) = mpsc::channel();
-    let mut sent = false;
+    let mut dropped_at = None;
     let s = get(&cfg, Some(&rx), |p| {
-        if !sent && p.delivered > 5_000_000 {
+        if dropped_at.is_none() && p.delivered < p.size {
             tx.send(Control::Drop(0)).unwrap();
-            sent = true;
+            dropped_at = Some(p.delivered);
         }
     })
     .unwrap();
-    assert!(sent);
+    let dropped_at = dropped_at.expect("a progress report before the end");
     assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());
-    assert!(s.pipes[1].bytes > 10_000_000, "{:?}", s.pipes);
+    let window = radial_net::config::r2cp_config(0).rwnd_bytes();
+    assert!(
+        s.pipes[0].bytes <= dropped_at + window,
+        "pipe 0 brought {} after the drop at {dropped_at}: {:?}",
+        s.pipes[0].bytes,
+        s.pipes
+    );
+    assert_eq!(s.pipes.iter().map(|p| p.bytes).sum::<u64>(), size as u64);
 }
 
 #[test]
@@ -65,10 +77,10 @@ fn a_missing_file_is_refused_with_its_name() {
 #[test]
 fn a_server_that_dies_mid_transfer_is_replaced_by_its_replica() {
     // Two servers with the same file; the client uses the first and keeps
-    // the second in reserve. The first stops at 8 MB: after a second of
-    // silence the pipe to the replica opens, asks only for what the host
-    // does not hold (its PROBE carries SEG.DEQ), and nothing arrives twice.
-    let size = 20_000_000;
+    // the second in reserve. The first stops at the first progress report:
+    // after a second of silence the pipe to the replica opens and asks only
+    // for what the host does not hold (its PROBE carries SEG.DEQ).
+    let size = 60_000_000;
     let a = serve("primary", size);
     let b_dir = std::env::temp_dir().join(format!("radial-net-replica-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&b_dir);
@@ -89,7 +101,7 @@ fn a_server_that_dies_mid_transfer_is_replaced_by_its_replica() {
     }]];
     let mut killed_at = None;
     let summary = get(&cfg, None, |p| {
-        if killed_at.is_none() && p.delivered > 8_000_000 {
+        if killed_at.is_none() && p.delivered > 0 && p.delivered < p.size {
             a.stop.store(true, Ordering::Relaxed);
             killed_at = Some(p.delivered);
         }
@@ -100,14 +112,17 @@ fn a_server_that_dies_mid_transfer_is_replaced_by_its_replica() {
     let _ = std::fs::remove_dir_all(&b_dir);
     let killed_at = killed_at.unwrap();
     assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&a.file()).unwrap());
-    assert_eq!(summary.duplicate_bytes, 0, "{summary:?}");
-    // The replica sent the rest, not what the host held (headers aside).
-    let rest = (size as u64 - killed_at) as f64;
+    // A segment may arrive twice when a loaded machine delays it past its
+    // re-request; the migration itself fetches nothing twice.
+    assert!(summary.duplicate_bytes < size as u64 / 20, "{summary:?}");
+    // The replica sent only what the host lacked: none of the bytes it
+    // held in order when the first server stopped (re-requests of what the
+    // replica itself sent and was lost aside).
+    let rest = size as u64 - killed_at;
     assert!(
-        (b_stats.bytes_sent as f64) < rest * 1.1,
-        "replica sent {} bytes for the {} the host lacked",
-        b_stats.bytes_sent,
-        rest
+        b_stats.first_bytes_sent <= rest,
+        "replica sent {} new bytes for the {rest} the host lacked",
+        b_stats.first_bytes_sent,
     );
     assert_eq!(summary.pipes.len(), 2, "{:?}", summary.pipes);
     assert_eq!(summary.pipes[1].to, b_addr);

@@ -86,6 +86,14 @@ enum Command {
         /// Address to listen on, e.g. 0.0.0.0:7400 (repeatable).
         #[arg(long, required = true)]
         listen: Vec<String>,
+        /// Follow symbolic links that lead out of the root (by default a
+        /// link may only lead to another place beneath it).
+        #[arg(long)]
+        follow_symlinks: bool,
+        /// Write one line per transfer (client, file, size, pipes, time,
+        /// outcome) to FILE, or `-` for standard output.
+        #[arg(long, value_name = "FILE")]
+        log: Option<PathBuf>,
     },
     /// Download radial://HOST:PORT/PATH with one R²CP pipe per local address,
     /// verify its SHA-256 and print a summary.
@@ -109,9 +117,14 @@ enum Command {
         /// first through ADDR).
         #[arg(long, default_value = "aggregate")]
         policy: String,
-        /// Output file (default: the file's name, in the current directory).
+        /// Output file (default: the file's name, in the current
+        /// directory). It is written as FILE.part and renamed once its
+        /// SHA-256 matches.
         #[arg(short = 'o', long)]
         out: Option<PathBuf>,
+        /// Replace the output file if it exists.
+        #[arg(long)]
+        force: bool,
         /// Print the summary as JSON.
         #[arg(long)]
         json: bool,
@@ -217,15 +230,31 @@ pub fn main() -> ExitCode {
             repeat,
             ns2_dir,
         } => crate::bench::bench(scenario.as_deref(), repeat, ns2_dir.as_deref()),
-        Command::Serve { root, listen } => crate::net::serve(&root, &listen),
+        Command::Serve {
+            root,
+            listen,
+            follow_symlinks,
+            log,
+        } => crate::net::serve(&root, &listen, follow_symlinks, log.as_deref()),
         Command::Get {
             url,
             via,
             replica,
             policy,
             out,
+            force,
             json,
-        } => crate::net::get(&url, &via, &replica, &policy, out, json),
+        } => crate::net::get(
+            &url,
+            &crate::net::GetFlags {
+                via,
+                replica,
+                policy,
+                out,
+                force,
+                json,
+            },
+        ),
         Command::Emulate { file } => crate::emulate::emulate(&file),
         Command::BenchOne {
             scenario,

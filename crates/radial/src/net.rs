@@ -7,12 +7,18 @@ use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use radial_net::client::{default_out, hex};
-use radial_net::{GetConfig, GetError, PathConfig, Server};
+use radial_net::{GetConfig, GetError, PathConfig, Server, ServerOptions};
 
 use crate::cli::CliError;
 
 /// `radial serve --root DIR --listen ADDR ...`: serves until interrupted.
-pub fn serve(root: &Path, listen: &[String]) -> Result<(), CliError> {
+/// A line `stats` on standard input prints the server's counters as JSON.
+pub fn serve(
+    root: &Path,
+    listen: &[String],
+    follow_symlinks: bool,
+    log: Option<&Path>,
+) -> Result<(), CliError> {
     let addrs = listen
         .iter()
         .map(|a| {
@@ -26,20 +32,114 @@ pub fn serve(root: &Path, listen: &[String]) -> Result<(), CliError> {
             root.display()
         )));
     }
-    let mut server = Server::bind(root, &addrs)
-        .map_err(|e| CliError::Failed(format!("cannot listen on {listen:?}: {e}")))?;
+    let log: Option<Box<dyn std::io::Write + Send>> = match log {
+        None => None,
+        Some(p) if p == Path::new("-") => Some(Box::new(std::io::stdout())),
+        Some(p) => Some(Box::new(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .map_err(|e| CliError::Input(format!("--log `{}`: {e}", p.display())))?,
+        )),
+    };
+    let opts = ServerOptions {
+        follow_symlinks,
+        limits: radial_net::Limits::default(),
+        log,
+    };
+    let mut server = Server::with_options(root, &addrs, opts).map_err(|e| {
+        let code = e.kind();
+        let m = format!("--listen {}: {e}", listen.join(", "));
+        if code == std::io::ErrorKind::AddrNotAvailable || code == std::io::ErrorKind::AddrInUse {
+            CliError::Input(m)
+        } else {
+            CliError::Failed(m)
+        }
+    })?;
     let shown: Vec<String> = server.local_addrs().iter().map(|a| a.to_string()).collect();
-    println!("serving {} on {}", root.display(), shown.join(", "));
+    println!(
+        "serving {} on {}",
+        server.root().display(),
+        shown.join(", ")
+    );
+    eprintln!(
+        "symbolic links {} the root; type `stats` for the counters",
+        if follow_symlinks {
+            "may lead out of"
+        } else {
+            "stay beneath"
+        }
+    );
+    let stats = server.stats_handle();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::stdin().lock().lines().map_while(Result::ok) {
+            match line.trim() {
+                "" => {}
+                "stats" => {
+                    let s = *stats.lock().unwrap_or_else(|e| e.into_inner());
+                    println!("{}", stats_json(&s));
+                }
+                other => eprintln!("`{other}`: the only command is `stats`"),
+            }
+        }
+    });
     let stop = Arc::new(AtomicBool::new(false));
     server
         .run(&stop)
         .map_err(|e| CliError::Failed(format!("server: {e}")))
 }
 
-/// Splits `radial://HOST:PORT/PATH` into the server's address and the path.
+/// The server's counters, and this process's resident memory, as JSON.
+fn stats_json(s: &radial_net::ServerStats) -> String {
+    let rss_kb = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        });
+    serde_json::json!({
+        "sessions": s.sessions,
+        "pipes": s.pipes,
+        "completed": s.completed,
+        "bytes_sent": s.bytes_sent,
+        "dropped": {
+            "malformed": s.malformed,
+            "unknown": s.dropped,
+            "rejected": s.rejected,
+            "refused_full": s.refused_full,
+            "evicted": s.evicted,
+        },
+        "waits": {
+            "amplification": s.amplification_waits,
+            "receipt": s.receipt_waits,
+        },
+        "file_errors": s.file_errors,
+        "live": {
+            "sessions": s.live_sessions,
+            "half_open": s.half_open,
+            "paths": s.live_paths,
+            "pipes": s.live_pipes,
+            "queued_bytes": s.queued_bytes,
+        },
+        "rss_bytes": rss_kb.map(|k| k * 1024),
+    })
+    .to_string()
+}
+
+/// The port a `radial://` URL without one means.
+pub const DEFAULT_PORT: u16 = 7400;
+
+/// Splits `radial://HOST[:PORT]/PATH` into the server's address and the
+/// path; the port is [`DEFAULT_PORT`] when not given.
 pub fn parse_url(url: &str) -> Result<(SocketAddr, String), CliError> {
-    let bad =
-        |why: &str| CliError::Input(format!("`{url}`: {why} (expected radial://HOST:PORT/PATH)"));
+    let bad = |why: &str| {
+        CliError::Input(format!(
+            "`{url}`: {why} (expected radial://HOST[:PORT]/PATH)"
+        ))
+    };
     let rest = url
         .strip_prefix("radial://")
         .ok_or_else(|| bad("not a radial:// address"))?;
@@ -47,11 +147,27 @@ pub fn parse_url(url: &str) -> Result<(SocketAddr, String), CliError> {
     if path.is_empty() {
         return Err(bad("no path"));
     }
-    let server = host
+    if host.is_empty() {
+        return Err(bad("no host"));
+    }
+    // HOST:PORT, [V6]:PORT, or a host alone (V4, name, or [V6]).
+    let with_port = match host.rsplit_once(':') {
+        Some((h, p)) if !h.contains(':') || h.ends_with(']') => {
+            let port = p
+                .parse::<u16>()
+                .map_err(|_| bad(&format!("`{p}` is not a port")))?;
+            (h.trim_start_matches('[').trim_end_matches(']'), port)
+        }
+        _ => (
+            host.trim_start_matches('[').trim_end_matches(']'),
+            DEFAULT_PORT,
+        ),
+    };
+    let server = with_port
         .to_socket_addrs()
-        .map_err(|_| bad("HOST:PORT does not resolve"))?
-        .next()
-        .ok_or_else(|| bad("HOST:PORT does not resolve"))?;
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| bad(&format!("cannot resolve the host `{}`", with_port.0)))?;
     Ok((server, path.to_string()))
 }
 
@@ -160,17 +276,74 @@ fn apply_policy(
     Ok(())
 }
 
+/// The flags of `radial get`.
+#[derive(Clone, Debug, Default)]
+pub struct GetFlags {
+    /// `--via`, as given.
+    pub via: Vec<String>,
+    /// `--replica`, as given.
+    pub replica: Vec<String>,
+    /// `--policy`.
+    pub policy: String,
+    /// `-o`.
+    pub out: Option<PathBuf>,
+    /// `--force`: replace an existing output file.
+    pub force: bool,
+    /// `--json`.
+    pub json: bool,
+}
+
+/// Checks that the output file can be written before any server is asked:
+/// its directory exists, and it does not exist already unless `force`.
+fn check_out(out: &Path, force: bool) -> Result<(), CliError> {
+    let dir = match out.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(CliError::Input(format!(
+            "-o `{}`: the directory `{}` does not exist",
+            out.display(),
+            dir.display()
+        )));
+    }
+    if out.is_dir() {
+        return Err(CliError::Input(format!(
+            "-o `{}`: is a directory",
+            out.display()
+        )));
+    }
+    if out.exists() && !force {
+        return Err(CliError::Input(format!(
+            "-o `{}`: the file exists (--force replaces it)",
+            out.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Checks that every `--via` address is one this host has (it can be
+/// bound), naming the flag when not.
+fn check_vias(vias: &[SocketAddr]) -> Result<(), CliError> {
+    for v in vias {
+        if let Err(e) = std::net::UdpSocket::bind(*v) {
+            let why = if e.kind() == std::io::ErrorKind::AddrNotAvailable {
+                "this host has no such address".to_string()
+            } else {
+                e.to_string()
+            };
+            return Err(CliError::Input(format!("--via `{v}`: {why}")));
+        }
+    }
+    Ok(())
+}
+
 /// `radial get URL [--via ADDR ...] [-o FILE] [--json]`.
-pub fn get(
-    url: &str,
-    vias: &[String],
-    replicas: &[String],
-    policy: &str,
-    out: Option<PathBuf>,
-    json: bool,
-) -> Result<(), CliError> {
+pub fn get(url: &str, flags: &GetFlags) -> Result<(), CliError> {
+    let json = flags.json;
     let (server, path) = parse_url(url)?;
-    let replicas = replicas
+    let replicas = flags
+        .replica
         .iter()
         .map(|r| {
             r.to_socket_addrs()
@@ -183,7 +356,8 @@ pub fn get(
                 })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut pipes: Vec<(SocketAddr, Option<SocketAddr>)> = vias
+    let mut pipes: Vec<(SocketAddr, Option<SocketAddr>)> = flags
+        .via
         .iter()
         .map(|v| parse_via(v))
         .collect::<Result<_, _>>()?;
@@ -201,14 +375,16 @@ pub fn get(
             "--via `{v}`: not of the server's address family ({server})"
         )));
     }
-    let out = out.unwrap_or_else(|| default_out(&path));
+    check_vias(&via)?;
+    let out = flags.out.clone().unwrap_or_else(|| default_out(&path));
+    check_out(&out, flags.force)?;
     let mut cfg = GetConfig::new(server, &path, &via, out.clone());
     for (p, (_, to)) in cfg.paths.iter_mut().zip(&pipes) {
         if let Some(to) = to {
             p.to = *to;
         }
     }
-    apply_policy(&mut cfg, policy, &replicas)?;
+    apply_policy(&mut cfg, &flags.policy, &replicas)?;
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
@@ -226,12 +402,12 @@ pub fn get(
     let mut watched: Vec<IpAddr> = cfg.paths.iter().map(|p| p.via.ip()).collect();
     watched.dedup();
     let watcher = radial_net::watch::watch_addresses(
-        watched,
+        watched.clone(),
         std::time::Duration::from_secs(1),
         tx.clone(),
         stop.clone(),
     );
-    radial_net::watch::read_commands(std::io::BufReader::new(std::io::stdin()), tx);
+    radial_net::watch::read_commands(std::io::BufReader::new(std::io::stdin()), tx, watched);
     let result = radial_net::get(&cfg, Some(&control), |p| {
         bar.set_length(p.size);
         bar.set_position(p.delivered);

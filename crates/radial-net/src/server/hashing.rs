@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 use std::thread;
@@ -43,6 +44,14 @@ pub struct Hashes {
     pending: HashSet<FileId>,
     jobs: Sender<(FileId, Arc<File>)>,
     done: Receiver<Done>,
+    /// Set when the server goes: the worker abandons the file it reads.
+    cancel: Arc<AtomicBool>,
+}
+
+impl Drop for Hashes {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
 }
 
 impl Hashes {
@@ -51,11 +60,13 @@ impl Hashes {
     pub fn start(notify: impl Fn() + Send + 'static) -> io::Result<Hashes> {
         let (jobs, rx) = channel::<(FileId, Arc<File>)>();
         let (tx, done) = channel();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let stop = cancel.clone();
         thread::Builder::new()
             .name("radial-hash".into())
             .spawn(move || {
                 for (id, file) in rx {
-                    let r = hash_open(&file, id).map_err(|e| e.to_string());
+                    let r = hash_open(&file, id, &stop).map_err(|e| e.to_string());
                     if tx.send((id, r)).is_err() {
                         return;
                     }
@@ -68,6 +79,7 @@ impl Hashes {
             pending: HashSet::new(),
             jobs,
             done,
+            cancel,
         })
     }
 
@@ -110,11 +122,14 @@ impl Hashes {
 
 /// The SHA-256 of an open file whose identity was `id`; an error if the
 /// file changed while it was read.
-fn hash_open(f: &File, id: FileId) -> io::Result<[u8; 32]> {
+fn hash_open(f: &File, id: FileId, cancel: &AtomicBool) -> io::Result<[u8; 32]> {
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
     let mut at = 0u64;
     while at < id.size {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(io::Error::other("the server stopped"));
+        }
         let want = buf.len().min((id.size - at) as usize);
         let n = f.read_at(&mut buf[..want], at)?;
         if n == 0 {

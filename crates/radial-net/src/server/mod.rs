@@ -116,7 +116,6 @@ pub struct ServerOptions {
     pub log: Option<Box<dyn Write + Send>>,
 }
 
-
 /// A file a session serves.
 struct Offer {
     /// The path asked for, for the log.
