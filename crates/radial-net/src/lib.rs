@@ -11,12 +11,15 @@
 pub mod client;
 pub mod clock;
 pub mod config;
+pub mod crypto;
 pub mod emulator;
 pub mod guard;
 pub mod server;
 pub mod session;
 pub mod watch;
 
-pub use client::{get, Control, GetConfig, GetError, PathConfig, PipeSummary, Progress, Summary};
+pub use client::{
+    get, Control, GetConfig, GetError, PathConfig, PipeSummary, Progress, Summary, Trust,
+};
 pub use emulator::{EmuCommand, Emulator, LinkModel, PathModel};
 pub use server::{hash_file, Limits, Server, ServerOptions, ServerStats};

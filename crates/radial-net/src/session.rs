@@ -1,7 +1,9 @@
-//! The file service's session messages (wire type 2, `docs/wire.md`): a
-//! client asks for a file by path, the server answers with the connection
-//! the RCP pipes will use and what the file is (size and SHA-256), or with
-//! an error. Parsing never panics and names the field it rejects.
+//! The file service's session messages (wire type 2, `docs/wire.md`),
+//! carried inside sealed datagrams ([`crate::crypto`]): a client asks for a
+//! file by path, the server answers with what the file is (size and
+//! SHA-256) or with an error; each further path joins the connection and
+//! proves its address receives. Parsing never panics and names the field
+//! it rejects.
 
 use std::fmt;
 
@@ -41,10 +43,9 @@ pub const MAX_PATH: usize = 1024;
 pub const MAX_MESSAGE: usize = 512;
 /// Most nonces one ECHO carries.
 pub const MAX_ECHO: usize = 64;
-/// A GET is padded with zero bytes to at least this size, and a server
-/// answers no shorter one: its OFFER (61 bytes) or ERROR (the path and a
-/// few words) is then within three times what it received, so a forged
-/// source address cannot make it an amplifier.
+/// A GET is padded with zero bytes to at least this size, so that the
+/// answer, an OFFER (45 bytes) or an ERROR (the path and a few words), is
+/// within three times what the path received.
 pub const MIN_GET: usize = 64;
 
 /// Why a server refuses a request.
@@ -88,7 +89,7 @@ pub enum Message {
         path: String,
     },
     /// Server → client: the file is there; open pipes on `conn`, each
-    /// after a [`Message::Join`] authenticated with `key`.
+    /// after a [`Message::Join`].
     Offer {
         /// Connection number, as asked.
         conn: u16,
@@ -96,8 +97,6 @@ pub enum Message {
         size: u64,
         /// SHA-256 of the file's contents.
         sha256: [u8; 32],
-        /// The connection's secret: it authenticates every pipe that joins.
-        key: [u8; 16],
     },
     /// Client → server, on the path it is about: pipe `path` of `conn`
     /// may open from this address.
@@ -106,12 +105,6 @@ pub enum Message {
         conn: u16,
         /// Path number (the high 16 bits of the pipe's connection id).
         path: u16,
-        /// Fresh for every join: a join seen before from elsewhere is a
-        /// replay.
-        nonce: [u8; 8],
-        /// HMAC-SHA256 of (`join`, conn, path, nonce) under the key, cut to
-        /// 16 bytes.
-        mac: [u8; 16],
     },
     /// Server → client: the join is accepted; prove the address receives by
     /// echoing `challenge`.
@@ -142,9 +135,6 @@ pub enum Message {
         path: u16,
         /// The challenge.
         echo: [u8; 8],
-        /// HMAC-SHA256 of (`valid`, conn, path, echo) under the key, cut to
-        /// 16 bytes.
-        mac: [u8; 16],
     },
     /// Server → client: refused.
     Error {
@@ -239,14 +229,11 @@ impl Message {
                     conn,
                     size,
                     sha256: array(&mut b, "sha256")?,
-                    key: array(&mut b, "key")?,
                 }
             }
             JOIN => Message::Join {
                 conn,
                 path: u16_of(&mut b, "path")?,
-                nonce: array(&mut b, "nonce")?,
-                mac: array(&mut b, "mac")?,
             },
             JOINED => Message::Joined {
                 conn,
@@ -269,7 +256,6 @@ impl Message {
                 conn,
                 path: u16_of(&mut b, "path")?,
                 echo: array(&mut b, "echo")?,
-                mac: array(&mut b, "mac")?,
             },
             ERROR => {
                 let c = take(&mut b, 1, "code")?[0];
@@ -319,19 +305,12 @@ impl Message {
                     buf.resize(start + MIN_GET, 0);
                 }
             }
-            Message::Offer {
-                size, sha256, key, ..
-            } => {
+            Message::Offer { size, sha256, .. } => {
                 buf.extend_from_slice(&size.to_be_bytes());
                 buf.extend_from_slice(sha256);
-                buf.extend_from_slice(key);
             }
-            Message::Join {
-                path, nonce, mac, ..
-            } => {
+            Message::Join { path, .. } => {
                 buf.extend_from_slice(&path.to_be_bytes());
-                buf.extend_from_slice(nonce);
-                buf.extend_from_slice(mac);
             }
             Message::Joined {
                 path, challenge, ..
@@ -339,12 +318,9 @@ impl Message {
                 buf.extend_from_slice(&path.to_be_bytes());
                 buf.extend_from_slice(challenge);
             }
-            Message::Validate {
-                path, echo, mac, ..
-            } => {
+            Message::Validate { path, echo, .. } => {
                 buf.extend_from_slice(&path.to_be_bytes());
                 buf.extend_from_slice(echo);
-                buf.extend_from_slice(mac);
             }
             Message::Echo { path, nonces, .. } => {
                 buf.extend_from_slice(&path.to_be_bytes());
@@ -360,48 +336,6 @@ impl Message {
             }
         }
     }
-}
-
-/// HMAC-SHA256 under `key` of `label`, `conn`, `path` and `data`, cut to 16
-/// bytes: the tag of a JOIN (`data` = its nonce) or a VALIDATE (its echo).
-pub fn tag(key: &[u8; 16], label: &[u8], conn: u16, path: u16, data: &[u8; 8]) -> [u8; 16] {
-    use hmac::Mac;
-    let full = mac(key, label, conn, path, data).finalize().into_bytes();
-    full[..16].try_into().expect("16 of 32 bytes")
-}
-
-fn mac(
-    key: &[u8; 16],
-    label: &[u8],
-    conn: u16,
-    path: u16,
-    data: &[u8; 8],
-) -> hmac::Hmac<sha2::Sha256> {
-    use hmac::Mac;
-    let mut m = hmac::Hmac::<sha2::Sha256>::new_from_slice(key).expect("any key length");
-    m.update(label);
-    m.update(&conn.to_be_bytes());
-    m.update(&path.to_be_bytes());
-    m.update(data);
-    m
-}
-
-/// Checks a tag in constant time.
-pub fn tag_ok(
-    key: &[u8; 16],
-    label: &[u8],
-    conn: u16,
-    path: u16,
-    data: &[u8; 8],
-    mac: &[u8; 16],
-) -> bool {
-    use hmac::{Hmac, Mac};
-    let mut m = Hmac::<sha2::Sha256>::new_from_slice(key).expect("any key length");
-    m.update(label);
-    m.update(&conn.to_be_bytes());
-    m.update(&path.to_be_bytes());
-    m.update(data);
-    m.verify_truncated_left(mac).is_ok()
 }
 
 #[cfg(test)]
@@ -425,14 +359,8 @@ mod tests {
             conn: 65535,
             size: 1 << 40,
             sha256: [9; 32],
-            key: [3; 16],
         });
-        round_trip(Message::Join {
-            conn: 2,
-            path: 1,
-            nonce: [4; 8],
-            mac: [5; 16],
-        });
+        round_trip(Message::Join { conn: 2, path: 1 });
         round_trip(Message::Joined {
             conn: 2,
             path: 1,
@@ -447,7 +375,6 @@ mod tests {
             conn: 2,
             path: 1,
             echo: [6; 8],
-            mac: [7; 16],
         });
         round_trip(Message::Error {
             conn: 1,
@@ -480,7 +407,6 @@ mod tests {
             conn: 1,
             size: 2,
             sha256: [0; 32],
-            key: [0; 16],
         }
         .emit(&mut offer);
         offer.push(0);
@@ -514,16 +440,6 @@ mod tests {
     }
 
     #[test]
-    fn tags_bind_key_label_connection_path_and_data() {
-        let t = tag(&[1; 16], b"join", 2, 3, &[4; 8]);
-        assert!(tag_ok(&[1; 16], b"join", 2, 3, &[4; 8], &t));
-        assert!(!tag_ok(&[9; 16], b"join", 2, 3, &[4; 8], &t));
-        assert!(!tag_ok(&[1; 16], b"valid", 2, 3, &[4; 8], &t));
-        assert!(!tag_ok(&[1; 16], b"join", 2, 4, &[4; 8], &t));
-        assert!(!tag_ok(&[1; 16], b"join", 2, 3, &[5; 8], &t));
-    }
-
-    #[test]
     fn parse_never_panics() {
         // Every prefix and single-byte change of valid messages.
         let mut samples = Vec::new();
@@ -536,14 +452,8 @@ mod tests {
                 conn: 3,
                 size: 5,
                 sha256: [1; 32],
-                key: [2; 16],
             },
-            Message::Join {
-                conn: 3,
-                path: 1,
-                nonce: [1; 8],
-                mac: [2; 16],
-            },
+            Message::Join { conn: 3, path: 1 },
             Message::Error {
                 conn: 3,
                 code: ErrorCode::Busy,

@@ -1,6 +1,7 @@
-//! What a real network may send a server: forged and replayed joins,
-//! requests from an address that never proved it receives, and garbage.
-//! None of it creates state, pumps data at an unproven address, or slows a
+//! What a real network may send a server: forged, corrupted and replayed
+//! datagrams, requests from an address that never proved it receives,
+//! receivers that ask for what they never got, and garbage. None of it
+//! creates state, pumps data at an unproven address, or slows or breaks a
 //! real transfer.
 
 use std::net::UdpSocket;
@@ -10,18 +11,29 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use radial_core::wire::rcp::{PullBlock, RcpFlags, RcpHeader};
-use radial_net::guard::{open, ReceiptGuard};
-use radial_net::session::{tag, Message};
+use radial_net::crypto::ClientHandshake;
+use radial_net::guard::ReceiptGuard;
+use radial_net::session::Message;
 use radial_net::{get, hash_file, GetConfig};
 
 mod common;
-use common::raw::{join, open_and_pull, open_pipe, pull, syn, Raw};
+use common::raw::{open_and_pull, pipe_id, pull, Raw, CONTROL};
 use common::serve;
 
 #[test]
-fn a_short_get_gets_no_answer() {
+fn a_short_hello_or_get_gets_no_answer() {
+    // A HELLO under 1,200 bytes, or a GET under 64, would let a forged
+    // source address turn the server into an amplifier: neither is answered.
     let f = serve("short", 10);
     let mut a = Raw::new(f.server);
+    let (_, hello) = ClientHandshake::start(false);
+    a.send(&hello[..600]);
+    let mut buf = [0u8; 2048];
+    assert!(
+        a.sock.recv_from(&mut buf).is_err(),
+        "no reply to a short HELLO"
+    );
+    a.handshake();
     let mut d = Vec::new();
     Message::Get {
         conn: 3,
@@ -29,78 +41,124 @@ fn a_short_get_gets_no_answer() {
     }
     .emit(&mut d);
     d.truncate(20);
-    a.send(&d);
+    a.send_sealed(CONTROL, &d);
     assert!(a.collect(Duration::from_millis(200)).is_empty());
     assert_eq!(f.stats().sessions, 0);
 }
 
 #[test]
-fn a_forged_or_replayed_join_creates_no_pipe() {
+fn forged_and_replayed_datagrams_are_dropped_on_arrival() {
     let f = serve("forged", 100_000);
     let mut a = Raw::new(f.server);
-    let key = a.key(7);
-    // A token made with the wrong key: no answer, and its SYN opens nothing.
-    a.send_msg(&join(7, &[0; 16], [1; 8]));
-    assert_eq!(a.joined(), None);
-    a.send(&syn(7));
-    assert!(
-        a.collect(Duration::from_millis(200)).is_empty(),
-        "no SYN+ACK"
-    );
-    // The right token is accepted ...
-    a.send_msg(&join(7, &key, [2; 8]));
-    assert!(a.joined().is_some());
-    // ... once: the same join from another address is a replay.
+    a.connect(7);
+    let cid = a.keys.as_ref().unwrap().cid;
+    // Another party knows the connection id (it is in the clear) but not
+    // the keys: whatever it seals under keys of its own does not open, even
+    // sent from the client's own address (as an on-path attacker could).
     let mut b = Raw::new(f.server);
-    b.send_msg(&join(7, &key, [2; 8]));
-    assert_eq!(b.joined(), None);
-    b.send(&syn(7));
+    b.handshake();
+    let mut join = Vec::new();
+    Message::Join { conn: 7, path: 0 }.emit(&mut join);
+    let mut forged = b.seal(0, &join);
+    forged[1..9].copy_from_slice(&cid.to_be_bytes());
+    a.send(&forged);
+    b.send(&forged);
+    // A JOIN of the real client, replayed from its address and another.
+    let join = a.send_msg(0, &Message::Join { conn: 7, path: 0 });
+    let challenge = a.joined().expect("joined");
+    a.send(&join);
+    let mut c = Raw::new(f.server);
+    c.send(&join);
+    // The real client's datagram with one bit flipped in transit.
+    let mut corrupt = a.seal(0, &{
+        let mut v = Vec::new();
+        Message::Validate {
+            conn: 7,
+            path: 0,
+            echo: challenge,
+        }
+        .emit(&mut v);
+        v
+    });
+    let at = corrupt.len() - 20;
+    corrupt[at] ^= 4;
+    a.send(&corrupt);
+    thread::sleep(Duration::from_millis(200));
+    let mut buf = [0u8; 2048];
     assert!(
-        b.collect(Duration::from_millis(200)).is_empty(),
-        "no SYN+ACK"
+        c.sock.recv_from(&mut buf).is_err(),
+        "nothing answers a replay"
     );
     let stats = f.stats();
+    assert_eq!(stats.forged, 3, "{stats:?}");
+    assert_eq!(stats.replayed, 2, "{stats:?}");
     assert_eq!(stats.pipes, 0);
-    assert!(stats.rejected >= 4, "{stats:?}");
+    assert_eq!(
+        stats.live_paths, 2,
+        "the control path and path 0: {stats:?}"
+    );
+}
+
+#[test]
+fn a_forged_request_cannot_stall_a_transfer() {
+    // A REQ whose SEG.DEQ runs 60 MB ahead, made by a party that knows the
+    // connection id but not its keys, is dropped; the transfer goes on.
+    let f = serve("forgedreq", 4_000_000);
+    let mut a = Raw::new(f.server);
+    let isn = open_and_pull(&mut a, 8, 100_000);
+    let cid = a.keys.as_ref().unwrap().cid;
+    let mut m = Raw::new(f.server);
+    m.handshake();
+    let mut forged = RcpHeader::new(
+        RcpFlags::REQ,
+        pipe_id(8, 0),
+        isn + 60_000_000u32,
+        isn + 60_000_000u32,
+        0,
+    );
+    forged.push_block(PullBlock::default());
+    let mut inner = Vec::new();
+    forged.emit(&mut inner);
+    let mut d = m.seal(0, &inner);
+    d[1..9].copy_from_slice(&cid.to_be_bytes());
+    a.collect_and_echo(8, Duration::from_millis(300));
+    // Sent from the client's own address, as an on-path attacker could.
+    a.send(&d);
+    a.send_sealed(0, &pull(8, isn, 2, 100_000, 200_000));
+    let mut got = 0;
+    for _ in 0..10 {
+        got += a.collect_and_echo(8, Duration::from_millis(100));
+    }
+    assert!(got >= 100_000, "got {got}");
+    assert!(f.stats().forged >= 1);
 }
 
 #[test]
 fn an_unproven_address_gets_at_most_three_times_what_it_sent() {
     let f = serve("amplify", 2_000_000);
     let mut a = Raw::new(f.server);
-    let key = a.key(9);
-    a.send_msg(&join(9, &key, [3; 8]));
-    let challenge = a.joined().expect("joined");
-    let isn = open_pipe(&mut a, 9);
+    a.connect(9);
+    let keys = a.keys.take().unwrap();
+    // Path 0 from another socket: joined, its address not proven yet.
+    let mut p = a.another_path("127.0.0.1", keys);
+    let challenge = p.join(9, 0).expect("joined");
+    let isn = p.open_pipe(9, 0);
     // One small REQ pulling 50 kB (within the receipt guard's allowance).
-    let mut req = RcpHeader::new(RcpFlags::REQ | RcpFlags::PUL, 9, isn + 1u32, isn + 1u32, 1);
-    req.push_block(PullBlock {
-        start: isn + 1u32,
-        end: isn + 1u32 + 50_000u32,
-        id: 1,
-    });
-    let mut d = Vec::new();
-    req.emit(&mut d);
-    a.send(&d);
-    a.collect(Duration::from_millis(500));
+    p.send_sealed(0, &pull(9, isn, 1, 0, 50_000));
+    p.collect(Duration::from_millis(500));
     assert!(
-        a.received <= 3 * a.sent,
+        p.received <= 3 * p.sent,
         "received {} for {} sent",
-        a.received,
-        a.sent
+        p.received,
+        p.sent
     );
     // Echoing the challenge proves the address: the rest flows.
-    a.send_msg(&Message::Validate {
-        conn: 9,
-        path: 0,
-        echo: challenge,
-        mac: tag(&key, b"valid", 9, 0, &challenge),
-    });
-    a.collect(Duration::from_millis(500));
+    p.validate(9, 0, challenge);
+    p.collect(Duration::from_millis(500));
     assert!(
-        a.received > 50_000,
+        p.received > 50_000,
         "received {} after validation",
-        a.received
+        p.received
     );
     let stats = f.stats();
     assert!(stats.amplification_waits > 0, "{stats:?}");
@@ -125,8 +183,9 @@ fn garbage_neither_breaks_nor_slows_a_transfer() {
                 x ^= x << 17;
                 d.push(x as u8);
             }
-            // Some look like session messages or RCP headers.
-            d[0] = [0x10, 0x11, 0x12, 0x00][(x % 4) as usize];
+            // Some look like handshakes, sealed datagrams, session
+            // messages or RCP headers.
+            d[0] = [0x10, 0x11, 0x12, 0x14, 0x15, 0x00][(x % 6) as usize];
             let _ = sock.send_to(&d, target);
             n += 1;
             if n % 50 == 0 {
@@ -179,14 +238,10 @@ fn a_receiver_that_requests_what_it_never_received_gets_no_more() {
         .set_read_timeout(Some(Duration::from_millis(2)))
         .unwrap();
     let end = Instant::now() + Duration::from_secs(2);
-    let mut buf = [0u8; 65536];
     let mut pending = Vec::new();
     while Instant::now() < end && honest.received - before < 2_000_000 {
-        if let Ok((n, _)) = honest.sock.recv_from(&mut buf) {
-            honest.received += n as u64;
-            if let Some((nonce, _)) = open(&buf[..n]) {
-                pending.push(nonce);
-            }
+        if let Some((_, Some(nonce))) = honest.recv_one() {
+            pending.push(nonce);
         }
         if pending.len() >= 8 {
             let m = Message::Echo {
@@ -194,7 +249,7 @@ fn a_receiver_that_requests_what_it_never_received_gets_no_more() {
                 path: 0,
                 nonces: std::mem::take(&mut pending),
             };
-            honest.send_msg(&m);
+            honest.send_msg(0, &m);
         }
     }
     let honest_got = honest.received - before;
@@ -220,7 +275,6 @@ fn a_receiver_that_echoes_then_stops_is_held_to_the_guards_window() {
     let isn = open_and_pull(&mut a, 13, 1_000_000);
     let mut id = 1u32;
     let mut asked = 1_000_000u32;
-    let mut buf = [0u8; 65536];
     let mut pending = Vec::new();
     let start = Instant::now();
     let stop = start + Duration::from_millis(1500);
@@ -233,26 +287,27 @@ fn a_receiver_that_echoes_then_stops_is_held_to_the_guards_window() {
     while Instant::now() < window.1 {
         if last_pull.elapsed() > Duration::from_millis(20) && asked < 60_000_000 {
             id += 1;
-            a.send(&pull(13, isn, id, asked, asked + 500_000));
+            a.send_sealed(0, &pull(13, isn, id, asked, asked + 500_000));
             asked += 500_000;
             last_pull = Instant::now();
         }
-        let Ok((n, _)) = a.sock.recv_from(&mut buf) else {
+        let Some((n, nonce)) = a.recv_one() else {
             continue;
         };
         let now = Instant::now();
         if now < stop {
             honest += n as u64;
-            if let Some((nonce, _)) = open(&buf[..n]) {
-                pending.push(nonce);
-            }
+            pending.extend(nonce);
             if pending.len() >= 16 {
                 let nonces = std::mem::take(&mut pending);
-                a.send_msg(&Message::Echo {
-                    conn: 13,
-                    path: 0,
-                    nonces,
-                });
+                a.send_msg(
+                    0,
+                    &Message::Echo {
+                        conn: 13,
+                        path: 0,
+                        nonces,
+                    },
+                );
             }
         } else if now >= window.0 {
             late += n as u64;

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use radial_net::{
     get, hash_file, Control, EmuCommand, Emulator, GetConfig, LinkModel, PathConfig, PathModel,
+    Trust,
 };
 
 /// The tests here time real transfers: one at a time, so they do not share
@@ -59,6 +60,8 @@ fn two_paths(f: &Fixture, a: PathModel, b: PathModel) -> (Emulator, GetConfig) {
         standby: Vec::new(),
         target: None,
         out: f.dir.join("out.bin"),
+        trust: Trust::Any,
+        insecure: false,
     };
     (emu, cfg)
 }
@@ -202,6 +205,8 @@ fn garbage_at_the_server_does_not_slow_a_transfer() {
             standby: Vec::new(),
             target: None,
             out: f.dir.join(format!("{name}.bin")),
+            trust: Trust::Any,
+            insecure: false,
         };
         let s = get(&cfg, None, |_| {}).unwrap();
         assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());

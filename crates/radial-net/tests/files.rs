@@ -6,7 +6,7 @@
 use std::os::unix::fs::symlink;
 use std::time::{Duration, Instant};
 
-use radial_net::session::{ErrorCode, Message};
+use radial_net::session::ErrorCode;
 use radial_net::{get, hash_file, GetConfig, GetError};
 
 mod common;
@@ -71,17 +71,8 @@ fn a_large_file_is_hashed_aside_while_others_are_served() {
     let big = std::fs::File::create(f.dir.join("root/big.bin")).unwrap();
     big.set_len(4 << 30).unwrap();
     let mut raw = Raw::new(f.server);
-    let ask = |raw: &mut Raw| {
-        raw.send_msg(&Message::Get {
-            conn: 77,
-            path: "big.bin".into(),
-        });
-        raw.wait_for(Duration::from_millis(500), |d| match Message::parse(d) {
-            Ok(Message::Error { code, .. }) => Some(code),
-            Ok(Message::Offer { .. }) => Some(ErrorCode::NotFound),
-            _ => None,
-        })
-    };
+    raw.handshake();
+    let ask = |raw: &mut Raw| raw.ask(77, "big.bin");
     assert_eq!(ask(&mut raw), Some(ErrorCode::Preparing));
     let t = Instant::now();
     std::fs::remove_file(&cfg.out).unwrap();

@@ -3,13 +3,14 @@
 //! client still completes its download. Every flood here is bounded in
 //! count and sent to loopback only.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use radial_net::session::{tag, Message};
+use radial_net::crypto::ClientHandshake;
+use radial_net::session::Message;
 use radial_net::{get, hash_file, GetConfig, Limits};
 
 mod common;
-use common::raw::{join, open_pipe, peak_rss, pull, syn, Raw};
+use common::raw::{peak_rss, pull, syn, Raw};
 use common::{serve, Fixture};
 
 /// A legitimate download of the fixture's file, checked end to end.
@@ -26,30 +27,29 @@ fn legitimate_download(f: &Fixture) {
 }
 
 #[test]
-fn a_get_flood_past_every_cap_locks_no_client_out() {
-    // 100 source addresses, 80 GETs each: past the per-address cap (64)
-    // and, together, past the global cap of half-open sessions (4,096).
-    let f = serve("getflood", 2_000_000);
+fn a_handshake_flood_past_every_cap_locks_no_client_out() {
+    // 100 source addresses, 80 HELLOs each: past the per-address cap (64)
+    // and, together, past the global cap of half-open connections (4,096).
+    let f = serve("helloflood", 2_000_000);
     let limits = Limits::default();
-    let mut offers = 0;
+    let mut replies = 0;
     for a in 0..100u16 {
         let mut raw = Raw::from(&format!("127.0.{}.{}", 1 + a / 200, 1 + a % 200), f.server);
-        for i in 0..80u16 {
-            let conn = 1000 + a * 80 + i;
-            raw.send_msg(&Message::Get {
-                conn,
-                path: "data.bin".into(),
-            });
+        for _ in 0..80 {
+            let (_, hello) = ClientHandshake::start(false);
+            raw.send(&hello);
         }
-        offers += raw
-            .collect(Duration::from_millis(30))
-            .iter()
-            .filter(|d| matches!(Message::parse(d), Ok(Message::Offer { .. })))
-            .count();
+        let mut buf = [0u8; 2048];
+        let end = Instant::now() + Duration::from_millis(200);
+        while Instant::now() < end {
+            if raw.sock.recv_from(&mut buf).is_ok() {
+                replies += 1;
+            }
+        }
     }
     legitimate_download(&f);
     let stats = f.stats();
-    assert!(offers > limits.half_open, "{offers} offers");
+    assert!(replies > limits.half_open, "{replies} replies");
     assert!(stats.half_open as usize <= limits.half_open, "{stats:?}");
     assert!(stats.evicted > 0, "{stats:?}");
     assert!(stats.refused_full > 0, "per-address cap: {stats:?}");
@@ -58,39 +58,32 @@ fn a_get_flood_past_every_cap_locks_no_client_out() {
 
 #[test]
 fn joined_pipes_and_request_floods_cost_the_server_little_memory() {
-    // 300 pipes from one address, each opened with a JOIN and a SYN and
-    // then sent 100 pulls of 40 MB each: before pipes stopped holding file
-    // data this took gigabytes. The per-address pipe cap refuses the last
-    // ones.
+    // 300 connections from one address, each with a pipe opened after a
+    // JOIN and a SYN and then sent 100 pulls of 4 MB each: before pipes
+    // stopped holding file data this took gigabytes. The per-address pipe
+    // cap refuses the last ones.
     let f = serve("pipeflood", 64_000_000);
     let limits = Limits::default();
     let before = peak_rss();
-    let mut raw = Raw::from("127.0.2.1", f.server);
-    let mut opened = Vec::new();
+    let mut conns = Vec::new();
     for conn in 1..=300u16 {
-        let key = raw.key(conn);
-        raw.send_msg(&join(conn, &key, [7; 8]));
-        let challenge = raw.joined().expect("joined");
-        raw.send_msg(&Message::Validate {
-            conn,
-            path: 0,
-            echo: challenge,
-            mac: tag(&key, b"valid", conn, 0, &challenge),
-        });
-        raw.send(&syn(conn));
-        opened.push(conn);
+        let mut raw = Raw::from("127.0.2.1", f.server);
+        raw.connect(conn);
+        let challenge = raw.join(conn, 0).expect("joined");
+        raw.validate(conn, 0, challenge);
+        raw.send_sealed(0, &syn(conn, 0));
+        conns.push((conn, raw));
     }
-    let isn = open_pipe(&mut raw, 1);
+    // Every pipe's sender numbers its stream from the same initial
+    // sequence number.
+    let isn = conns[0].1.open_pipe(1, 0);
     for id in 1..=100u32 {
-        for &conn in &opened {
-            // Each pipe's sequence space starts at its own SYN+ACK's
-            // number; a guess is as good as a request for the flood.
+        for (conn, raw) in &mut conns {
             let start = (id * 40_000_000) % 60_000_000;
-            raw.send(&pull(conn, isn, id, start, start + 4_000_000));
+            raw.send_sealed(0, &pull(*conn, isn, id, start, start + 4_000_000));
         }
-        raw.collect(Duration::from_millis(1));
     }
-    raw.collect(Duration::from_millis(300));
+    std::thread::sleep(Duration::from_millis(300));
     legitimate_download(&f);
     let grew = peak_rss().saturating_sub(before);
     let stats = f.stats();
@@ -104,27 +97,23 @@ fn joined_pipes_and_request_floods_cost_the_server_little_memory() {
 }
 
 #[test]
-fn joins_past_the_per_session_cap_are_refused() {
-    // Valid joins with fresh nonces, one per path number: the session
-    // remembers at most its cap of them, so its replay table is bounded.
+fn paths_past_the_per_connection_cap_are_refused() {
+    // JOINs on 40 path numbers: the connection keeps at most its cap of
+    // paths (the control path of its GET among them).
     let f = serve("joinflood", 1000);
     let mut raw = Raw::new(f.server);
-    let key = raw.key(5);
+    raw.connect(5);
     for path in 0..40u16 {
-        let nonce = [path as u8; 8];
-        raw.send_msg(&Message::Join {
-            conn: 5,
-            path,
-            nonce,
-            mac: tag(&key, b"join", 5, path, &nonce),
-        });
+        raw.send_msg(path, &Message::Join { conn: 5, path });
     }
     let joined = raw
         .collect(Duration::from_millis(300))
         .iter()
-        .filter(|d| matches!(Message::parse(d), Ok(Message::Joined { .. })))
+        .filter(|(_, d)| matches!(Message::parse(d), Ok(Message::Joined { .. })))
         .count();
-    assert_eq!(joined, Limits::default().paths_per_session);
+    let cap = Limits::default().paths_per_session;
+    assert_eq!(joined, cap - 1);
     let stats = f.stats();
-    assert_eq!(stats.rejected, 40 - joined as u64, "{stats:?}");
+    assert_eq!(stats.rejected as usize, 40 - joined, "{stats:?}");
+    assert_eq!(stats.live_paths as usize, cap);
 }

@@ -94,6 +94,15 @@ enum Command {
         /// outcome) to FILE, or `-` for standard output.
         #[arg(long, value_name = "FILE")]
         log: Option<PathBuf>,
+        /// The server's key pair, created there if missing (default:
+        /// server.key in the configuration directory,
+        /// $XDG_CONFIG_HOME/radial or ~/.config/radial).
+        #[arg(long, value_name = "FILE")]
+        key: Option<PathBuf>,
+        /// Also serve clients that ask for no encryption (for measuring
+        /// its cost; never on an untrusted network).
+        #[arg(long)]
+        insecure: bool,
     },
     /// Download radial://HOST:PORT/PATH with one R²CP pipe per local address,
     /// verify its SHA-256 and print a summary.
@@ -125,6 +134,20 @@ enum Command {
         /// Replace the output file if it exists.
         #[arg(long)]
         force: bool,
+        /// The server's public key (64 hex digits, as `radial serve`
+        /// prints it): any other is refused. Without it, the key a server
+        /// showed the first time is recorded in the known-servers file and
+        /// required from then on.
+        #[arg(long, value_name = "HEX")]
+        server_key: Option<String>,
+        /// The known-servers file (default: known_servers in the
+        /// configuration directory).
+        #[arg(long, value_name = "FILE")]
+        known_servers: Option<PathBuf>,
+        /// Ask for no encryption (the server must allow it with
+        /// --insecure): for measuring what encryption costs.
+        #[arg(long)]
+        insecure: bool,
         /// Print the summary as JSON.
         #[arg(long)]
         json: bool,
@@ -235,7 +258,18 @@ pub fn main() -> ExitCode {
             listen,
             follow_symlinks,
             log,
-        } => crate::net::serve(&root, &listen, follow_symlinks, log.as_deref()),
+            key,
+            insecure,
+        } => crate::net::serve(
+            &root,
+            &listen,
+            &crate::net::ServeFlags {
+                follow_symlinks,
+                log,
+                key,
+                insecure,
+            },
+        ),
         Command::Get {
             url,
             via,
@@ -243,6 +277,9 @@ pub fn main() -> ExitCode {
             policy,
             out,
             force,
+            server_key,
+            known_servers,
+            insecure,
             json,
         } => crate::net::get(
             &url,
@@ -252,6 +289,9 @@ pub fn main() -> ExitCode {
                 policy,
                 out,
                 force,
+                server_key,
+                known_servers,
+                insecure,
                 json,
             },
         ),

@@ -7,18 +7,37 @@ use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use radial_net::client::{default_out, hex};
-use radial_net::{GetConfig, GetError, PathConfig, Server, ServerOptions};
+use radial_net::{GetConfig, GetError, PathConfig, Server, ServerOptions, Trust};
 
 use crate::cli::CliError;
 
+/// The flags of `radial serve`.
+#[derive(Clone, Debug, Default)]
+pub struct ServeFlags {
+    /// `--follow-symlinks`.
+    pub follow_symlinks: bool,
+    /// `--log FILE|-`.
+    pub log: Option<PathBuf>,
+    /// `--key FILE`.
+    pub key: Option<PathBuf>,
+    /// `--insecure`.
+    pub insecure: bool,
+}
+
+/// Radial's configuration directory: `$XDG_CONFIG_HOME/radial`, else
+/// `~/.config/radial`.
+pub fn config_dir() -> PathBuf {
+    match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        Some(d) => PathBuf::from(d).join("radial"),
+        None => std::env::var_os("HOME")
+            .map_or_else(|| PathBuf::from("."), PathBuf::from)
+            .join(".config/radial"),
+    }
+}
+
 /// `radial serve --root DIR --listen ADDR ...`: serves until interrupted.
 /// A line `stats` on standard input prints the server's counters as JSON.
-pub fn serve(
-    root: &Path,
-    listen: &[String],
-    follow_symlinks: bool,
-    log: Option<&Path>,
-) -> Result<(), CliError> {
+pub fn serve(root: &Path, listen: &[String], flags: &ServeFlags) -> Result<(), CliError> {
     let addrs = listen
         .iter()
         .map(|a| {
@@ -32,7 +51,13 @@ pub fn serve(
             root.display()
         )));
     }
-    let log: Option<Box<dyn std::io::Write + Send>> = match log {
+    let key_file = flags
+        .key
+        .clone()
+        .unwrap_or_else(|| config_dir().join("server.key"));
+    let identity = radial_net::crypto::Identity::load_or_create(&key_file)
+        .map_err(|e| CliError::Input(format!("--key `{}`: {e}", key_file.display())))?;
+    let log: Option<Box<dyn std::io::Write + Send>> = match &flags.log {
         None => None,
         Some(p) if p == Path::new("-") => Some(Box::new(std::io::stdout())),
         Some(p) => Some(Box::new(
@@ -43,10 +68,13 @@ pub fn serve(
                 .map_err(|e| CliError::Input(format!("--log `{}`: {e}", p.display())))?,
         )),
     };
+    let follow_symlinks = flags.follow_symlinks;
     let opts = ServerOptions {
         follow_symlinks,
         limits: radial_net::Limits::default(),
         log,
+        identity: Some(identity),
+        allow_insecure: flags.insecure,
     };
     let mut server = Server::with_options(root, &addrs, opts).map_err(|e| {
         let code = e.kind();
@@ -64,13 +92,18 @@ pub fn serve(
         shown.join(", ")
     );
     eprintln!(
-        "symbolic links {} the root; type `stats` for the counters",
+        "server key {} ({}); symbolic links {} the root; type `stats` for the counters",
+        hex(&server.public_key()),
+        key_file.display(),
         if follow_symlinks {
             "may lead out of"
         } else {
             "stay beneath"
         }
     );
+    if flags.insecure {
+        eprintln!("clients may ask for no encryption (--insecure)");
+    }
     let stats = server.stats_handle();
     std::thread::spawn(move || {
         use std::io::BufRead;
@@ -101,12 +134,15 @@ fn stats_json(s: &radial_net::ServerStats) -> String {
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         });
     serde_json::json!({
+        "handshakes": s.handshakes,
         "sessions": s.sessions,
         "pipes": s.pipes,
         "completed": s.completed,
         "bytes_sent": s.bytes_sent,
         "dropped": {
             "malformed": s.malformed,
+            "forged": s.forged,
+            "replayed": s.replayed,
             "unknown": s.dropped,
             "rejected": s.rejected,
             "refused_full": s.refused_full,
@@ -118,7 +154,7 @@ fn stats_json(s: &radial_net::ServerStats) -> String {
         },
         "file_errors": s.file_errors,
         "live": {
-            "sessions": s.live_sessions,
+            "connections": s.live_connections,
             "half_open": s.half_open,
             "paths": s.live_paths,
             "pipes": s.live_pipes,
@@ -289,6 +325,12 @@ pub struct GetFlags {
     pub out: Option<PathBuf>,
     /// `--force`: replace an existing output file.
     pub force: bool,
+    /// `--server-key HEX`.
+    pub server_key: Option<String>,
+    /// `--known-servers FILE`.
+    pub known_servers: Option<PathBuf>,
+    /// `--insecure`.
+    pub insecure: bool,
     /// `--json`.
     pub json: bool,
 }
@@ -385,6 +427,18 @@ pub fn get(url: &str, flags: &GetFlags) -> Result<(), CliError> {
         }
     }
     apply_policy(&mut cfg, &flags.policy, &replicas)?;
+    cfg.trust = match &flags.server_key {
+        Some(k) => Trust::Key(radial_net::crypto::unhex(k).ok_or_else(|| {
+            CliError::Input(format!("--server-key `{k}`: expected 64 hex digits"))
+        })?),
+        None => Trust::KnownServers(
+            flags
+                .known_servers
+                .clone()
+                .unwrap_or_else(|| config_dir().join("known_servers")),
+        ),
+    };
+    cfg.insecure = flags.insecure;
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
@@ -419,6 +473,15 @@ pub fn get(url: &str, flags: &GetFlags) -> Result<(), CliError> {
         GetError::Refused(_) => CliError::Input(format!("{url}: {e}")),
         _ => CliError::Failed(format!("{url}: {e}")),
     })?;
+    if let Trust::KnownServers(file) = &cfg.trust {
+        for (server, key) in &s.first_contacts {
+            eprintln!(
+                "first contact with {server}: its key {} is now trusted ({})",
+                hex(key),
+                file.display()
+            );
+        }
+    }
     if s.migrations > 0 && !json {
         println!("moved to a replica {} time(s)", s.migrations);
     }

@@ -5,10 +5,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn radial(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_radial"))
-        .args(args)
-        .output()
-        .expect("radial runs")
+    radial_cmd().args(args).output().expect("radial runs")
+}
+
+/// The program, with its configuration directory (server key, known
+/// servers) in a directory of the tests' own.
+fn radial_cmd() -> Command {
+    let config = std::env::temp_dir().join(format!("radial-cli-config-{}", std::process::id()));
+    let mut c = Command::new(env!("CARGO_BIN_EXE_radial"));
+    c.env("XDG_CONFIG_HOME", config);
+    c
 }
 
 /// A fresh directory for one test; tests run in parallel, so each call gets
@@ -228,7 +234,7 @@ impl Drop for ServeProcess {
 /// address it printed.
 fn serve(root: &Path) -> (ServeProcess, String) {
     use std::io::BufRead;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_radial"))
+    let mut child = radial_cmd()
         .args([
             "serve",
             "--root",
@@ -333,7 +339,7 @@ fn emulate(dir: &Path, server: &str, paths: &[(&str, &str, &str)]) -> (ServeProc
     }
     let file = dir.join("paths.toml");
     std::fs::write(&file, text).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_radial"))
+    let mut child = radial_cmd()
         .args(["emulate", file.to_str().unwrap()])
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -429,7 +435,7 @@ fn get_hands_off_when_told_an_address_is_gone() {
     );
     let (f0, f1) = (&fronts[0], &fronts[1]);
     let out = dir.join("got.bin");
-    let mut get = Command::new(env!("CARGO_BIN_EXE_radial"))
+    let mut get = radial_cmd()
         .args([
             "get",
             &format!("radial://{addr}/f.bin"),
@@ -546,7 +552,7 @@ fn serve_logs_each_transfer_and_prints_its_counters_on_request() {
     std::fs::create_dir_all(dir.join("root")).unwrap();
     std::fs::write(dir.join("root/f.bin"), vec![5u8; 300_000]).unwrap();
     let log = dir.join("serve.log");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_radial"))
+    let mut child = radial_cmd()
         .args([
             "serve",
             "--root",
@@ -590,4 +596,49 @@ fn serve_logs_each_transfer_and_prints_its_counters_on_request() {
     assert_eq!(stats["completed"], 1, "{stats}");
     assert!(stats["rss_bytes"].as_u64().unwrap() > 0, "{stats}");
     assert!(stats["dropped"]["malformed"].is_u64(), "{stats}");
+}
+
+#[test]
+fn get_refuses_a_server_whose_key_is_not_the_trusted_one() {
+    let (dir, data, _server, addr) = serve_file("trust", 100_000, |i| (i % 251) as u8);
+    let known = dir.join("known_servers");
+    let get = |out: &str, extra: &[&str]| {
+        let url = format!("radial://{addr}/f.bin");
+        let out = dir.join(out);
+        let mut args = vec!["get", url.as_str(), "-o", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        radial(&args)
+    };
+    // First contact: recorded, then required.
+    let o = get("a.bin", &["--known-servers", known.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("first contact with"));
+    assert_eq!(std::fs::read(dir.join("a.bin")).unwrap(), data);
+    let line = std::fs::read_to_string(&known).unwrap();
+    let key = line.split_whitespace().nth(1).unwrap().to_string();
+    let o = get("b.bin", &["--known-servers", known.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("first contact"));
+    // The key given on the command line must be the server's.
+    let o = get("c.bin", &["--server-key", &key]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let other = "ab".repeat(32);
+    for (out, args) in [
+        ("d.bin", vec!["--server-key", other.as_str()]),
+        ("e.bin", vec!["--known-servers", known.to_str().unwrap()]),
+    ] {
+        if out == "e.bin" {
+            std::fs::write(&known, format!("{addr} {other}\n")).unwrap();
+        }
+        let o = get(out, &args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains(&format!("proved the key {key}, not the {other}")),
+            "{err}"
+        );
+        assert!(!dir.join(out).exists());
+    }
+    let o = get("f.bin", &["--server-key", "12"]);
+    assert_eq!(o.status.code(), Some(2));
 }

@@ -5,51 +5,52 @@
 //! (R²CP §4.4.2–4.4.3).
 //!
 //! One thread, one mio poll over the listening sockets; files are hashed on
-//! a worker thread. A session starts with a GET (wire type 2) naming a path
-//! and a connection number; the server answers with the file's size and
-//! SHA-256 and the connection's key, and then accepts RCP pipes whose
-//! connection id carries that number in its low 16 bits, each after a JOIN
-//! authenticated with the key.
+//! a worker thread. A client first runs a handshake that authenticates the
+//! server and keys the connection ([`crate::crypto`]); every later
+//! datagram is sealed. In the sealed channel it asks for a file by path
+//! (GET, answered with the file's size and SHA-256), joins each path it
+//! will use and proves the path's address receives, and opens one RCP pipe
+//! per path.
 //!
 //! What the server keeps is bounded ([`Limits`]): files are opened beneath
 //! the root only ([`files`]), a pipe holds no copy of the file, and every
 //! table evicts its oldest, cheapest entries first.
 
+mod conn;
 mod files;
 mod hashing;
 mod pipes;
+mod requests;
 mod tables;
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Write};
 use std::net::{IpAddr, SocketAddr};
-use std::path::Path;
+use std::path::Path as FsPath;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use mio::net::UdpSocket;
 use mio::{Events, Interest, Poll, Token, Waker};
 use radial_core::r2cp::R2cpConfig;
-use radial_core::rcp::RcpSender;
-use radial_core::wire::rcp::{RcpFlags, RcpHeader};
 use radial_core::{Duration, Instant, PathId};
 
 pub use files::{FileId, OpenError, Root};
 pub use tables::Limits;
 
 use crate::clock::Clock;
-use crate::config::rcp_config;
+use crate::crypto::{self, Identity, HEADER_LEN};
 use crate::guard::Nonces;
-use crate::session::{is_session, tag_ok, ErrorCode, Message, MIN_GET};
-use hashing::{Hashes, Lookup};
-use pipes::{PathAuth, Pipe, Wait};
+use conn::Conn;
+use hashing::Hashes;
+use pipes::Wait;
 use tables::{Fifo, PerAddress};
 
 /// How long a pipe may stay silent before the server forgets it.
 const PIPE_IDLE: Duration = Duration::from_secs(60);
-/// How long a session may go without a live pipe, and a joined path
-/// without one, before they are forgotten.
+/// How long a connection may go without a live pipe, and a path without
+/// one, before they are forgotten.
 const SESSION_IDLE: Duration = Duration::from_secs(30);
 /// Longest a poll waits, so idle state is noticed.
 const MAX_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
@@ -61,6 +62,8 @@ const WAKER: Token = Token(usize::MAX);
 /// What the server counts: totals since it started, and what it holds now.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ServerStats {
+    /// Handshakes answered.
+    pub handshakes: u64,
     /// Sessions opened (GETs answered with an offer).
     pub sessions: u64,
     /// Pipes opened.
@@ -69,12 +72,17 @@ pub struct ServerStats {
     pub completed: u64,
     /// Datagrams dropped as malformed.
     pub malformed: u64,
-    /// Datagrams dropped for no session, path or pipe.
+    /// Sealed datagrams that did not open: forged or corrupted.
+    pub forged: u64,
+    /// Authentic datagrams seen before (replays).
+    pub replayed: u64,
+    /// Datagrams dropped for no connection, path or pipe.
     pub dropped: u64,
-    /// Joins refused (a wrong token, a replayed nonce, too many paths) and
-    /// pipes refused for want of a join; none of them created any state.
+    /// Requests refused (a path from an address other than its own, too
+    /// many paths, a pipe without its join, an insecure handshake the
+    /// server does not allow); none of them created any state.
     pub rejected: u64,
-    /// GETs and pipes refused because a table was at its cap.
+    /// Handshakes, GETs and pipes refused because a table was at its cap.
     pub refused_full: u64,
     /// Entries evicted to make room (oldest of their class).
     pub evicted: u64,
@@ -93,11 +101,12 @@ pub struct ServerStats {
     pub first_bytes_sent: u64,
     /// Pipes broken because their file could not be read.
     pub file_errors: u64,
-    /// Sessions held now.
-    pub live_sessions: u64,
-    /// Of those, sessions with no pipe yet.
+    /// Connections held now.
+    pub live_connections: u64,
+    /// Of those, connections whose client has not yet shown it holds the
+    /// keys.
     pub half_open: u64,
-    /// Joined paths held now.
+    /// Paths held now.
     pub live_paths: u64,
     /// Pipes held now.
     pub live_pipes: u64,
@@ -114,52 +123,30 @@ pub struct ServerOptions {
     pub limits: Limits,
     /// One line per transfer and per file hashed.
     pub log: Option<Box<dyn Write + Send>>,
+    /// The server's key pair (a fresh one when `None`).
+    pub identity: Option<Identity>,
+    /// Let clients that ask for it run without encryption (`--insecure`).
+    pub allow_insecure: bool,
 }
-
-/// A file a session serves.
-struct Offer {
-    /// The path asked for, for the log.
-    name: String,
-    file: Arc<File>,
-    size: u64,
-    sha256: [u8; 32],
-}
-
-/// A client's connection: the file and the secret its pipes join with.
-struct Session {
-    offer: Arc<Offer>,
-    key: [u8; 16],
-    /// Who asked.
-    client: SocketAddr,
-    /// Join nonces accepted, and from where: the same nonce from anywhere
-    /// else is a replay. At most [`Limits::paths_per_session`].
-    joins: Vec<([u8; 8], (usize, SocketAddr, u16))>,
-    /// Live pipes; none yet (`opened == 0`) makes the session half-open.
-    pipes: u32,
-    opened: u32,
-    started: Instant,
-    last_active: Instant,
-    completed: bool,
-}
-
-/// A (socket, peer, pipe connection id): one path of one connection.
-type PathKey = (usize, SocketAddr, u32);
 
 /// The file server.
 pub struct Server {
     root: Root,
     opts: ServerOptions,
+    identity: Identity,
     poll: Poll,
     sockets: Vec<UdpSocket>,
     clock: Clock,
-    sessions: HashMap<u16, Session>,
-    half_open: Fifo<u16>,
+    conns: HashMap<u64, Conn>,
+    /// Handshakes by (HELLO source, tag), so a repeated HELLO gets the same
+    /// reply.
+    hellos: HashMap<(SocketAddr, [u8; 8]), u64>,
+    half_open: Fifo<u64>,
     half_open_count: usize,
     half_open_by_ip: PerAddress,
-    auth: HashMap<PathKey, PathAuth>,
-    unvalidated: Fifo<PathKey>,
+    unvalidated: Fifo<(u64, u16)>,
     unvalidated_count: usize,
-    pipes: HashMap<PathKey, Pipe>,
+    pipe_count: usize,
     pipes_by_ip: PerAddress,
     /// Open files by identity, shared by the sessions serving them.
     files: HashMap<FileId, Weak<File>>,
@@ -168,22 +155,21 @@ pub struct Server {
     shared: Arc<Mutex<ServerStats>>,
     nonces: Nonces,
     last_sweep: Instant,
-    buf: Vec<u8>,
     dgram: Vec<u8>,
     hdr: Vec<u8>,
 }
 
 impl Server {
     /// Binds every `listen` address and serves files below `root`.
-    pub fn bind(root: &Path, listen: &[SocketAddr]) -> io::Result<Server> {
+    pub fn bind(root: &FsPath, listen: &[SocketAddr]) -> io::Result<Server> {
         Server::with_options(root, listen, ServerOptions::default())
     }
 
     /// As [`Server::bind`], with options.
     pub fn with_options(
-        root: &Path,
+        root: &FsPath,
         listen: &[SocketAddr],
-        opts: ServerOptions,
+        mut opts: ServerOptions,
     ) -> io::Result<Server> {
         let root = Root::open(root, opts.follow_symlinks)?;
         let poll = Poll::new()?;
@@ -198,20 +184,22 @@ impl Server {
         let hashes = Hashes::start(move || {
             let _ = waker.wake();
         })?;
+        let identity = opts.identity.take().unwrap_or_else(Identity::generate);
         Ok(Server {
             root,
             opts,
+            identity,
             poll,
             sockets,
             clock: Clock::new(),
-            sessions: HashMap::new(),
+            conns: HashMap::new(),
+            hellos: HashMap::new(),
             half_open: Fifo::default(),
             half_open_count: 0,
             half_open_by_ip: PerAddress::default(),
-            auth: HashMap::new(),
             unvalidated: Fifo::default(),
             unvalidated_count: 0,
-            pipes: HashMap::new(),
+            pipe_count: 0,
             pipes_by_ip: PerAddress::default(),
             files: HashMap::new(),
             hashes,
@@ -219,7 +207,6 @@ impl Server {
             shared: Arc::new(Mutex::new(ServerStats::default())),
             nonces: Nonces::default(),
             last_sweep: Instant::ZERO,
-            buf: Vec::with_capacity(2048),
             dgram: Vec::with_capacity(2048),
             hdr: Vec::with_capacity(128),
         })
@@ -234,19 +221,31 @@ impl Server {
     }
 
     /// The served directory.
-    pub fn root(&self) -> &Path {
+    pub fn root(&self) -> &FsPath {
         self.root.path()
+    }
+
+    /// The public key clients check.
+    pub fn public_key(&self) -> [u8; 32] {
+        self.identity.public()
+    }
+
+    fn pipes(&self) -> impl Iterator<Item = &pipes::Pipe> {
+        self.conns
+            .values()
+            .flat_map(|c| c.paths.values())
+            .filter_map(|p| p.pipe.as_ref())
     }
 
     /// Counters so far.
     pub fn stats(&self) -> ServerStats {
         let mut s = self.stats;
-        s.proven_bytes = self.pipes.values().map(|p| p.guard.proven).sum();
-        s.queued_bytes = self.pipes.values().map(|p| p.sender.queued_bytes()).sum();
-        s.live_sessions = self.sessions.len() as u64;
+        s.proven_bytes = self.pipes().map(|p| p.guard.proven).sum();
+        s.queued_bytes = self.pipes().map(|p| p.sender.queued_bytes()).sum();
+        s.live_connections = self.conns.len() as u64;
         s.half_open = self.half_open_count as u64;
-        s.live_paths = self.auth.len() as u64;
-        s.live_pipes = self.pipes.len() as u64;
+        s.live_paths = self.conns.values().map(|c| c.paths.len() as u64).sum();
+        s.live_pipes = self.pipe_count as u64;
         s
     }
 
@@ -260,20 +259,7 @@ impl Server {
     pub fn run(&mut self, stop: &Arc<AtomicBool>) -> io::Result<()> {
         let mut events = Events::with_capacity(256);
         while !stop.load(Ordering::Relaxed) {
-            let next = self
-                .pipes
-                .values()
-                .filter_map(|p| p.sender.next_timeout())
-                .min();
-            let mut wait = next.map_or(MAX_WAIT, |t| self.clock.until(t).min(MAX_WAIT));
-            let wall = std::time::Instant::now();
-            for p in self.pipes.values() {
-                match p.wait {
-                    Wait::Socket => wait = wait.min(std::time::Duration::from_millis(1)),
-                    Wait::Until(t) => wait = wait.min(t.saturating_duration_since(wall)),
-                    Wait::No | Wait::Peer => {}
-                }
-            }
+            let wait = self.next_wait();
             match self.poll.poll(&mut events, Some(wait)) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -303,6 +289,24 @@ impl Server {
         Ok(())
     }
 
+    /// How long the poll may sleep: until the next sender timer, a pipe
+    /// whose wait ends, or shortly when a socket was full.
+    fn next_wait(&self) -> std::time::Duration {
+        let mut wait = MAX_WAIT;
+        let wall = std::time::Instant::now();
+        for p in self.pipes() {
+            if let Some(t) = p.sender.next_timeout() {
+                wait = wait.min(self.clock.until(t));
+            }
+            match p.wait {
+                Wait::Socket => wait = wait.min(std::time::Duration::from_millis(1)),
+                Wait::Until(t) => wait = wait.min(t.saturating_duration_since(wall)),
+                Wait::No | Wait::Peer => {}
+            }
+        }
+        wait
+    }
+
     fn log(&mut self, line: std::fmt::Arguments<'_>) {
         if let Some(w) = self.opts.log.as_mut() {
             let _ = writeln!(w, "{line}");
@@ -323,333 +327,116 @@ impl Server {
     }
 
     fn drain_socket(&mut self, s: usize) {
-        let mut data = [0u8; 65536];
+        let mut data = vec![0u8; 65536];
         loop {
             let (n, peer) = match self.sockets[s].recv_from(&mut data) {
                 Ok(x) => x,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(_) => return,
             };
-            self.on_datagram(s, peer, &data[..n]);
+            self.on_datagram(s, peer, &mut data[..n]);
         }
     }
 
-    fn on_datagram(&mut self, s: usize, peer: SocketAddr, d: &[u8]) {
+    fn on_datagram(&mut self, s: usize, peer: SocketAddr, d: &mut [u8]) {
         let now = self.clock.now();
-        if is_session(d) {
-            match Message::parse(d) {
-                Ok(Message::Get { conn, path }) if d.len() >= MIN_GET => {
-                    self.on_get(s, peer, conn, &path, now);
-                }
-                Ok(Message::Get { .. }) => self.stats.rejected += 1,
-                Ok(Message::Join {
-                    conn,
-                    path,
-                    nonce,
-                    mac,
-                }) => self.on_join(s, peer, (conn, path), nonce, &mac, d.len(), now),
-                Ok(Message::Validate {
-                    conn,
-                    path,
-                    echo,
-                    mac,
-                }) => self.on_validate(s, peer, (conn, path), echo, &mac, d.len()),
-                Ok(Message::Echo { conn, path, nonces }) => {
-                    let key = (s, peer, pipe_id(conn, path));
-                    match (self.auth.get_mut(&key), self.pipes.get_mut(&key)) {
-                        (Some(auth), Some(p)) => {
-                            auth.rx += d.len() as u64;
-                            let wall = std::time::Instant::now();
-                            for n in nonces {
-                                p.guard.echoed(n, wall);
-                            }
-                            p.wait = Wait::No;
-                        }
-                        _ => self.stats.rejected += 1,
-                    }
-                }
-                Ok(_) => self.stats.dropped += 1,
-                Err(_) => self.stats.malformed += 1,
-            }
+        if let Some(tag) = crypto::hello_tag(d) {
+            self.on_hello(s, peer, tag, d, now);
             return;
         }
-        let Ok((h, _)) = RcpHeader::parse(d) else {
+        let Some(cid) = crypto::sealed_cid(d) else {
             self.stats.malformed += 1;
             return;
         };
-        let key = (s, peer, h.conn_id);
-        // Only a joined path may speak for a pipe; nothing else creates state.
-        let Some(auth) = self.auth.get_mut(&key) else {
-            self.stats.rejected += 1;
-            return;
-        };
-        auth.rx += d.len() as u64;
-        if !self.pipes.contains_key(&key) && !self.open_pipe(key, &h, now) {
-            return;
-        }
-        let p = self.pipes.get_mut(&key).expect("present or opened");
-        p.last_heard = now;
-        p.wait = Wait::No;
-        p.sender.on_datagram(now, d);
-        if let Some(session) = self.sessions.get_mut(&(h.conn_id as u16)) {
-            session.last_active = now;
-        }
-    }
-
-    /// A SYN on a joined path opens its pipe, within the caps.
-    fn open_pipe(&mut self, key: PathKey, h: &RcpHeader, now: Instant) -> bool {
-        let opening = h.flags.contains(RcpFlags::SYN) && !h.flags.contains(RcpFlags::ACK);
-        let conn = h.conn_id as u16;
-        let Some(session) = self.sessions.get_mut(&conn) else {
+        let Some(c) = self.conns.get_mut(&cid) else {
             self.stats.dropped += 1;
-            return false;
-        };
-        if !opening {
-            self.stats.dropped += 1;
-            return false;
-        }
-        let ip = key.1.ip();
-        let limits = self.opts.limits;
-        if self.pipes.len() >= limits.pipes || self.pipes_by_ip.get(ip) >= limits.pipes_per_address
-        {
-            self.stats.refused_full += 1;
-            return false;
-        }
-        if session.opened == 0 {
-            self.half_open_count -= 1;
-            self.half_open_by_ip.remove(session.client.ip());
-        }
-        session.pipes += 1;
-        session.opened += 1;
-        session.last_active = now;
-        let offer = session.offer.clone();
-        self.stats.pipes += 1;
-        self.pipes_by_ip.add(ip);
-        let sender = RcpSender::stored(rcp_config(h.conn_id), PathId(0), offer.size);
-        self.pipes.insert(
-            key,
-            Pipe::new(key.0, key.1, sender, offer.file.clone(), now),
-        );
-        true
-    }
-
-    /// A JOIN: the token must be the connection key's tag of the nonce, and
-    /// the nonce new or seen from this very path before (a retransmitted
-    /// join). Then the path may open its pipe, and must echo a challenge.
-    #[allow(clippy::too_many_arguments)]
-    fn on_join(
-        &mut self,
-        s: usize,
-        peer: SocketAddr,
-        (conn, path): (u16, u16),
-        nonce: [u8; 8],
-        mac: &[u8; 16],
-        len: usize,
-        now: Instant,
-    ) {
-        let limits = self.opts.limits;
-        let Some(session) = self.sessions.get_mut(&conn) else {
-            self.stats.rejected += 1;
             return;
         };
-        if !tag_ok(&session.key, b"join", conn, path, &nonce, mac) {
-            self.stats.rejected += 1;
-            return;
-        }
-        let here = (s, peer, path);
-        match session.joins.iter().find(|(n, _)| *n == nonce) {
-            Some((_, seen)) if *seen != here => {
-                self.stats.rejected += 1;
-                return;
-            }
-            Some(_) => {}
-            None if session.joins.len() >= limits.paths_per_session => {
-                self.stats.rejected += 1;
-                return;
-            }
-            None => session.joins.push((nonce, here)),
-        }
-        session.last_active = now;
-        let key = (s, peer, pipe_id(conn, path));
-        if !self.auth.contains_key(&key) {
-            if self.unvalidated_count >= limits.unvalidated_paths {
-                let auth = &self.auth;
-                if let Some(old) = self
-                    .unvalidated
-                    .pop_oldest(|k| auth.get(k).is_some_and(|a| !a.validated))
-                {
-                    self.forget_path(old);
-                    self.stats.evicted += 1;
-                }
-            }
-            self.auth.insert(
-                key,
-                PathAuth {
-                    challenge: random(),
-                    validated: false,
-                    rx: 0,
-                    tx: 0,
-                    joined: now,
-                },
-            );
-            self.unvalidated.push(key);
-            self.unvalidated_count += 1;
-        }
-        let auth = self.auth.get_mut(&key).expect("inserted");
-        auth.rx += len as u64;
-        let reply = Message::Joined {
-            conn,
-            path,
-            challenge: auth.challenge,
-        };
-        self.buf.clear();
-        reply.emit(&mut self.buf);
-        auth.tx += self.buf.len() as u64;
-        let _ = self.sockets[s].send_to(&self.buf, peer);
-    }
-
-    /// A VALIDATE: the challenge of this path echoed, under the key.
-    fn on_validate(
-        &mut self,
-        s: usize,
-        peer: SocketAddr,
-        (conn, path): (u16, u16),
-        echo: [u8; 8],
-        mac: &[u8; 16],
-        len: usize,
-    ) {
-        let key = (s, peer, pipe_id(conn, path));
-        let (Some(session), Some(auth)) = (self.sessions.get(&conn), self.auth.get_mut(&key))
-        else {
-            self.stats.rejected += 1;
-            return;
-        };
-        auth.rx += len as u64;
-        if echo == auth.challenge && tag_ok(&session.key, b"valid", conn, path, &echo, mac) {
-            if !auth.validated {
-                auth.validated = true;
-                self.unvalidated_count -= 1;
-            }
-            if let Some(p) = self.pipes.get_mut(&key) {
-                p.wait = Wait::No;
-            }
-        } else {
-            self.stats.rejected += 1;
-        }
-    }
-
-    /// A GET: open the path below the root, look up its hash (computed
-    /// aside the first time), admit a session within the caps, answer.
-    fn on_get(&mut self, s: usize, peer: SocketAddr, conn: u16, path: &str, now: Instant) {
-        let reply = self.answer_get(peer, conn, path, now);
-        self.buf.clear();
-        reply.emit(&mut self.buf);
-        let _ = self.sockets[s].send_to(&self.buf, peer);
-    }
-
-    fn answer_get(&mut self, peer: SocketAddr, conn: u16, path: &str, now: Instant) -> Message {
-        let error = |code, message: String| Message::Error {
-            conn,
-            code,
-            message,
-        };
-        if let Some(o) = self.sessions.get(&conn) {
-            // A GET sent again, or through another path to this server.
-            if o.offer.name == path {
-                return Message::Offer {
-                    conn,
-                    size: o.offer.size,
-                    sha256: o.offer.sha256,
-                    key: o.key,
-                };
-            }
-            return error(ErrorCode::Busy, "connection number in use".into());
-        }
-        let (file, id) = match self.root.open_file(path) {
+        let (path, pn, plain) = match c.keys.open(d) {
             Ok(x) => x,
-            Err(e) => {
-                let code = match e {
-                    OpenError::Unreadable(_) => ErrorCode::Unreadable,
-                    _ => ErrorCode::NotFound,
-                };
-                return error(code, format!("{path}: {e}"));
+            Err(_) => {
+                self.stats.forged += 1;
+                return;
             }
         };
-        let file = match self.files.get(&id).and_then(Weak::upgrade) {
-            Some(f) => f,
-            None => {
-                let f = Arc::new(file);
-                self.files.insert(id, Arc::downgrade(&f));
-                f
+        // Authentic: the client holds the keys.
+        c.last_active = now;
+        if c.reply.take().is_some() {
+            self.half_open_count -= 1;
+            self.half_open_by_ip.remove(c.hello.0.ip());
+        }
+        let len = HEADER_LEN + plain.len() + c.keys.tag_len();
+        self.on_sealed(s, peer, cid, (path, pn), plain, len, now);
+    }
+
+    /// A HELLO: the same reply to a repeated one, or a new connection
+    /// within the caps.
+    fn on_hello(&mut self, s: usize, peer: SocketAddr, tag: [u8; 8], d: &[u8], now: Instant) {
+        if let Some(c) = self
+            .hellos
+            .get(&(peer, tag))
+            .and_then(|cid| self.conns.get(cid))
+        {
+            if let Some(reply) = &c.reply {
+                let _ = self.sockets[s].send_to(reply, peer);
             }
-        };
-        let sha256 = match self.hashes.lookup(id, &file) {
-            Lookup::Ready(h) => h,
-            Lookup::Pending => {
-                return error(ErrorCode::Preparing, format!("{path}: preparing (hashing)"))
-            }
-            Lookup::Busy => {
-                return error(
-                    ErrorCode::Full,
-                    "busy hashing other files: ask again later".into(),
-                )
-            }
-        };
+            return;
+        }
         if !self.admit_half_open(peer.ip()) {
             self.stats.refused_full += 1;
-            return error(
-                ErrorCode::Full,
-                "too many pending sessions from this address: ask again later".into(),
-            );
+            return;
         }
-        self.stats.sessions += 1;
-        let key = random();
-        self.sessions.insert(
-            conn,
-            Session {
-                offer: Arc::new(Offer {
-                    name: path.to_string(),
-                    file,
-                    size: id.size,
-                    sha256,
-                }),
-                key,
-                client: peer,
-                joins: Vec::new(),
-                pipes: 0,
-                opened: 0,
-                started: now,
+        let mut cid = u64::from_be_bytes(random());
+        while cid == 0 || self.conns.contains_key(&cid) {
+            cid = u64::from_be_bytes(random());
+        }
+        let (keys, reply) = match crypto::respond(&self.identity, d, cid, self.opts.allow_insecure)
+        {
+            Ok(x) => x,
+            Err(crypto::HandshakeError::InsecureRefused) => {
+                self.stats.rejected += 1;
+                return;
+            }
+            Err(_) => {
+                self.stats.malformed += 1;
+                return;
+            }
+        };
+        let _ = self.sockets[s].send_to(&reply, peer);
+        self.stats.handshakes += 1;
+        self.conns.insert(
+            cid,
+            Conn {
+                keys,
+                hello: (peer, tag),
+                reply: Some(reply),
+                session: None,
+                paths: HashMap::new(),
                 last_active: now,
-                completed: false,
             },
         );
-        self.half_open.push(conn);
+        self.hellos.insert((peer, tag), cid);
+        self.half_open.push(cid);
         self.half_open_count += 1;
         self.half_open_by_ip.add(peer.ip());
-        Message::Offer {
-            conn,
-            size: id.size,
-            sha256,
-            key,
-        }
     }
 
-    /// Makes room for one more half-open session from `ip`: refused when
-    /// that address holds its share; otherwise, at the global cap, the
-    /// oldest half-open session gives way.
+    /// Makes room for one more half-open connection from `ip`: refused
+    /// when that address holds its share; otherwise, at the global cap, the
+    /// oldest half-open connection gives way.
     fn admit_half_open(&mut self, ip: IpAddr) -> bool {
         let limits = self.opts.limits;
         if self.half_open_by_ip.get(ip) >= limits.half_open_per_address {
             return false;
         }
         if self.half_open_count >= limits.half_open {
-            let sessions = &self.sessions;
+            let conns = &self.conns;
             match self
                 .half_open
-                .pop_oldest(|c| sessions.get(c).is_some_and(|s| s.opened == 0))
+                .pop_oldest(|c| conns.get(c).is_some_and(Conn::half_open))
             {
                 Some(old) => {
-                    self.forget_session(old, "evicted");
+                    self.forget_conn(old, "evicted");
                     self.stats.evicted += 1;
                 }
                 None => return false,
@@ -660,9 +447,13 @@ impl Server {
 
     fn on_timers(&mut self) {
         let now = self.clock.now();
-        for p in self.pipes.values_mut() {
-            if p.sender.next_timeout().is_some_and(|t| t <= now) {
-                p.sender.on_timeout(now);
+        for c in self.conns.values_mut() {
+            for p in c.paths.values_mut() {
+                if let Some(pipe) = p.pipe.as_mut() {
+                    if pipe.sender.next_timeout().is_some_and(|t| t <= now) {
+                        pipe.sender.on_timeout(now);
+                    }
+                }
             }
         }
     }
@@ -673,129 +464,156 @@ impl Server {
         let wall = std::time::Instant::now();
         let mut broken = Vec::new();
         let mut finished = Vec::new();
-        for (k, p) in &mut self.pipes {
-            if !p.wait.over(wall) {
-                continue;
-            }
-            let Some(auth) = self.auth.get_mut(k) else {
-                continue;
-            };
-            let mut out = pipes::Out {
-                sock: &self.sockets[p.socket],
-                auth,
-                nonces: &mut self.nonces,
-                stats: &mut self.stats,
-                wall,
-            };
-            if p.service(now, &mut out, &mut self.dgram, &mut self.hdr)
-                .is_err()
-            {
-                broken.push(*k);
-            }
-            if p.finished {
-                finished.push(*k);
+        for (cid, c) in &mut self.conns {
+            for (id, p) in &mut c.paths {
+                let Some(pipe) = p.pipe.as_mut() else {
+                    continue;
+                };
+                if !pipe.wait.over(wall) {
+                    continue;
+                }
+                let mut out = pipes::Out {
+                    sock: &self.sockets[p.socket],
+                    keys: &c.keys,
+                    path: *id,
+                    pn: &mut p.pn,
+                    auth: &mut p.auth,
+                    nonces: &mut self.nonces,
+                    stats: &mut self.stats,
+                    wall,
+                };
+                if pipe
+                    .service(now, &mut out, &mut self.dgram, &mut self.hdr)
+                    .is_err()
+                {
+                    broken.push((*cid, *id));
+                }
+                if pipe.finished {
+                    finished.push((*cid, *id));
+                }
             }
         }
         for k in broken {
             self.stats.file_errors += 1;
             self.forget_pipe(k);
         }
-        for k in finished {
-            let conn = k.2 as u16;
-            if let Some(s) = self.sessions.get_mut(&conn) {
+        for (cid, id) in finished {
+            if let Some(s) = self.conns.get_mut(&cid).and_then(|c| c.session.as_mut()) {
                 if !s.completed {
                     s.completed = true;
                     self.stats.completed += 1;
                 }
             }
-            self.forget_pipe(k);
-            if self.sessions.get(&conn).is_some_and(|s| s.pipes == 0) {
-                self.forget_session(conn, "complete");
+            self.forget_pipe((cid, id));
+            if self.conns.get(&cid).is_some_and(|c| c.pipes() == 0) {
+                self.forget_conn(cid, "complete");
             }
         }
     }
 
-    fn forget_pipe(&mut self, k: PathKey) {
-        if self.pipes.remove(&k).is_some() {
-            self.pipes_by_ip.remove(k.1.ip());
-            if let Some(s) = self.sessions.get_mut(&(k.2 as u16)) {
-                s.pipes -= 1;
-            }
-        }
-        self.forget_path(k);
+    /// Seals `inner` (a session message) and sends it on path `id` of
+    /// connection `cid`.
+    fn send_sealed(&mut self, cid: u64, id: u16, inner: &[u8]) {
+        let Some(c) = self.conns.get_mut(&cid) else {
+            return;
+        };
+        let Some(p) = c.paths.get_mut(&id) else {
+            return;
+        };
+        let mut d = Vec::with_capacity(HEADER_LEN + inner.len() + crypto::TAG_LEN);
+        d.resize(HEADER_LEN, 0);
+        d.extend_from_slice(inner);
+        c.keys.seal(id, p.pn, &mut d);
+        p.pn += 1;
+        p.auth.tx += d.len() as u64;
+        let _ = self.sockets[p.socket].send_to(&d, p.peer);
     }
 
-    fn forget_path(&mut self, k: PathKey) {
-        if let Some(a) = self.auth.remove(&k) {
-            if !a.validated {
+    fn forget_pipe(&mut self, (cid, id): (u64, u16)) {
+        let Some(p) = self.conns.get_mut(&cid).and_then(|c| c.paths.get_mut(&id)) else {
+            return;
+        };
+        if p.pipe.take().is_some() {
+            self.pipe_count -= 1;
+            self.pipes_by_ip.remove(p.peer.ip());
+        }
+    }
+
+    fn forget_path(&mut self, (cid, id): (u64, u16)) {
+        self.forget_pipe((cid, id));
+        if let Some(p) = self.conns.get_mut(&cid).and_then(|c| c.paths.remove(&id)) {
+            if !p.auth.validated {
                 self.unvalidated_count -= 1;
             }
         }
     }
 
-    /// Forgets session `conn`, its paths and pipes, and logs the transfer.
-    fn forget_session(&mut self, conn: u16, outcome: &str) {
-        let keys: Vec<PathKey> = self.sessions.get(&conn).map_or_else(Vec::new, |s| {
-            s.joins
-                .iter()
-                .map(|(_, (sock, peer, path))| (*sock, *peer, pipe_id(conn, *path)))
-                .collect()
-        });
-        for k in keys {
-            self.forget_pipe(k);
+    /// Forgets connection `cid` with its paths and pipes, and logs its
+    /// transfer.
+    fn forget_conn(&mut self, cid: u64, outcome: &str) {
+        let ids: Vec<u16> = self
+            .conns
+            .get(&cid)
+            .map_or_else(Vec::new, |c| c.paths.keys().copied().collect());
+        for id in ids {
+            self.forget_path((cid, id));
         }
-        let Some(s) = self.sessions.remove(&conn) else {
+        let Some(c) = self.conns.remove(&cid) else {
             return;
         };
-        if s.opened == 0 {
+        self.hellos.remove(&c.hello);
+        if c.half_open() {
             self.half_open_count -= 1;
-            self.half_open_by_ip.remove(s.client.ip());
-            return;
+            self.half_open_by_ip.remove(c.hello.0.ip());
         }
+        let Some(s) = c.session.filter(|s| s.opened > 0) else {
+            return;
+        };
         let secs = (self.clock.now() - s.started).as_secs_f64();
         self.log(format_args!(
             "transfer client={} conn={} file={:?} size={} pipes={} seconds={:.3} outcome={}",
-            s.client, conn, s.offer.name, s.offer.size, s.opened, secs, outcome
+            c.hello.0, s.conn, s.offer.name, s.offer.size, s.opened, secs, outcome
         ));
     }
 
-    /// Forgets silent pipes, sessions without a live pipe, paths without
-    /// a session, and files no session serves.
+    /// Forgets silent pipes, connections without a live pipe, paths
+    /// without one, and files no session serves.
     fn forget_idle(&mut self, now: Instant) {
-        let idle: Vec<PathKey> = self
-            .pipes
-            .iter()
-            .filter(|(_, p)| now - p.last_heard >= PIPE_IDLE)
-            .map(|(k, _)| *k)
-            .collect();
-        for k in idle {
+        let mut idle_pipes = Vec::new();
+        let mut idle_paths = Vec::new();
+        let mut idle_conns = Vec::new();
+        for (cid, c) in &self.conns {
+            for (id, p) in &c.paths {
+                match &p.pipe {
+                    Some(pipe) if now - pipe.last_heard >= PIPE_IDLE => {
+                        idle_pipes.push((*cid, *id));
+                    }
+                    None if now - p.auth.joined >= SESSION_IDLE => idle_paths.push((*cid, *id)),
+                    _ => {}
+                }
+            }
+            if c.pipes() == 0 && now - c.last_active >= SESSION_IDLE {
+                idle_conns.push(*cid);
+            }
+        }
+        for k in idle_pipes {
             self.forget_pipe(k);
         }
-        let stale: Vec<u16> = self
-            .sessions
-            .iter()
-            .filter(|(_, s)| s.pipes == 0 && now - s.last_active >= SESSION_IDLE)
-            .map(|(c, _)| *c)
-            .collect();
-        for c in stale {
-            self.forget_session(c, "idle");
-        }
-        let pipes = &self.pipes;
-        let orphans: Vec<PathKey> = self
-            .auth
-            .iter()
-            .filter(|(k, a)| !pipes.contains_key(k) && now - a.joined >= SESSION_IDLE)
-            .map(|(k, _)| *k)
-            .collect();
-        for k in orphans {
+        for k in idle_paths {
             self.forget_path(k);
         }
-        let (sessions, auth) = (&self.sessions, &self.auth);
+        for c in idle_conns {
+            self.forget_conn(c, "idle");
+        }
+        let conns = &self.conns;
         self.half_open.trim(self.half_open_count, |c| {
-            sessions.get(c).is_some_and(|s| s.opened == 0)
+            conns.get(c).is_some_and(Conn::half_open)
         });
-        self.unvalidated.trim(self.unvalidated_count, |k| {
-            auth.get(k).is_some_and(|a| !a.validated)
+        self.unvalidated.trim(self.unvalidated_count, |(c, p)| {
+            conns
+                .get(c)
+                .and_then(|c| c.paths.get(p))
+                .is_some_and(|p| !p.auth.validated)
         });
         self.files.retain(|_, f| f.strong_count() > 0);
     }
@@ -815,7 +633,7 @@ fn random<const N: usize>() -> [u8; N] {
 }
 
 /// Size and SHA-256 of a file.
-pub fn hash_file(path: &Path) -> io::Result<(u64, [u8; 32])> {
+pub fn hash_file(path: &FsPath) -> io::Result<(u64, [u8; 32])> {
     use sha2::{Digest, Sha256};
     use std::io::Read;
     let mut f = File::open(path)?;

@@ -17,6 +17,7 @@ use radial_core::rcp::{RcpSender, StoredStream};
 use radial_core::{AppEvent, Instant};
 
 use super::ServerStats;
+use crate::crypto::{Keys, HEADER_LEN};
 use crate::guard::{Nonces, ReceiptGuard, ENVELOPE_LEN};
 
 /// Before its address is validated the server sends a path at most this
@@ -40,8 +41,6 @@ pub struct PathAuth {
 
 /// One pipe.
 pub struct Pipe {
-    /// The listening socket it arrived on.
-    pub socket: usize,
     /// The receiver's address.
     pub peer: SocketAddr,
     /// The RCP sender.
@@ -52,7 +51,7 @@ pub struct Pipe {
     pub last_heard: Instant,
     /// A datagram the socket, the amplification limit or the receipt guard
     /// would not take yet.
-    pub stash: Option<Vec<u8>>,
+    pub stash: Option<Stash>,
     /// What the receiver has proven it receives.
     pub guard: ReceiptGuard,
     /// The receiver asked to close (everything arrived).
@@ -61,6 +60,8 @@ pub struct Pipe {
     pub wait: Wait,
     /// One past the highest stream byte sent.
     high: u64,
+    /// The envelope nonce of the datagram last sealed.
+    last_nonce: u32,
 }
 
 /// Why a pipe waits, and so when it is worth servicing again.
@@ -89,10 +90,24 @@ impl Wait {
     }
 }
 
+/// A datagram waiting to go.
+pub enum Stash {
+    /// Not sealed yet: room for the header, the envelope, the RCP datagram.
+    Plain(Vec<u8>),
+    /// Sealed, with its envelope nonce: the socket was full.
+    Sealed(Vec<u8>, u32),
+}
+
 /// What sending a pipe's datagrams needs from the server.
 pub struct Out<'a> {
     /// The pipe's socket.
     pub sock: &'a UdpSocket,
+    /// The connection's keys.
+    pub keys: &'a Keys,
+    /// The path's number and its next packet number.
+    pub path: u16,
+    /// The path's next packet number.
+    pub pn: &'a mut u64,
     /// The path's join.
     pub auth: &'a mut PathAuth,
     /// Envelope nonces.
@@ -106,14 +121,12 @@ pub struct Out<'a> {
 impl Pipe {
     /// A pipe serving `file` (of `len` bytes) to `peer`.
     pub fn new(
-        socket: usize,
         peer: SocketAddr,
         sender: RcpSender<StoredStream>,
         file: Arc<File>,
         now: Instant,
     ) -> Pipe {
         Pipe {
-            socket,
             peer,
             sender,
             file,
@@ -123,6 +136,7 @@ impl Pipe {
             finished: false,
             wait: Wait::No,
             high: 0,
+            last_nonce: 0,
         }
     }
 
@@ -137,16 +151,30 @@ impl Pipe {
         hdr: &mut Vec<u8>,
     ) -> io::Result<()> {
         self.wait = Wait::No;
-        if let Some(mut d) = self.stash.take() {
-            if let Err(w) = self.send(&mut d, out) {
-                self.stash = Some(d);
+        if let Some(stash) = self.stash.take() {
+            let r = match &stash {
+                Stash::Plain(d) => {
+                    let mut d = d.clone();
+                    let r = self.send(&mut d, out);
+                    r.map_err(|w| (w, d))
+                }
+                Stash::Sealed(d, nonce) => {
+                    self.transmit(d, *nonce, out).map_err(|w| (w, d.clone()))
+                }
+            };
+            if let Err((w, d)) = r {
                 self.wait = w;
+                self.stash = Some(match (w, stash) {
+                    (Wait::Socket, Stash::Sealed(_, n)) => Stash::Sealed(d, n),
+                    (Wait::Socket, Stash::Plain(_)) => Stash::Sealed(d, self.last_nonce),
+                    (_, s) => s,
+                });
                 return Ok(());
             }
         }
         while let Some(seg) = self.sender.poll_segment(now, hdr) {
             dgram.clear();
-            dgram.extend_from_slice(&[0; ENVELOPE_LEN]);
+            dgram.resize(HEADER_LEN + ENVELOPE_LEN, 0);
             dgram.extend_from_slice(hdr);
             if seg.len > 0 {
                 let at = dgram.len();
@@ -158,8 +186,11 @@ impl Pipe {
                 self.high = self.high.max(end);
             }
             if let Err(w) = self.send(dgram, out) {
-                self.stash = Some(dgram.clone());
                 self.wait = w;
+                self.stash = Some(match w {
+                    Wait::Socket => Stash::Sealed(dgram.clone(), self.last_nonce),
+                    _ => Stash::Plain(dgram.clone()),
+                });
                 break;
             }
         }
@@ -171,23 +202,32 @@ impl Pipe {
         Ok(())
     }
 
-    /// Sends `d` (an envelope whose nonce is still to be drawn) unless the
-    /// address is unproven and it would take the path past three times what
-    /// it received, the receiver has not proven receipt of enough of what it
-    /// was sent, or the socket is full.
-    fn send(&mut self, d: &mut [u8], out: &mut Out<'_>) -> Result<(), Wait> {
-        let len = d.len() as u64;
+    /// Seals and sends `d` (room for the header and the envelope, then the
+    /// RCP datagram) unless the address is unproven and it would take the
+    /// path past three times what it received, or the receiver has not
+    /// proven receipt of enough of what it was sent. A full socket leaves
+    /// `d` sealed (`Wait::Socket`), to be sent as it is.
+    fn send(&mut self, d: &mut Vec<u8>, out: &mut Out<'_>) -> Result<(), Wait> {
+        let len = (d.len() + out.keys.tag_len()) as u64;
         let auth = &mut *out.auth;
         if !auth.validated && auth.tx + len > AMPLIFICATION * auth.rx {
             out.stats.amplification_waits += 1;
             return Err(Wait::Peer);
         }
-        if !self.guard.allows(d.len(), out.wall) {
+        if !self.guard.allows(len as usize, out.wall) {
             out.stats.receipt_waits += 1;
             return Err(self.guard.next_expiry().map_or(Wait::Peer, Wait::Until));
         }
         let nonce = out.nonces.draw();
-        crate::guard::stamp(nonce, d);
+        crate::guard::stamp(nonce, &mut d[HEADER_LEN..]);
+        out.keys.seal(out.path, *out.pn, d);
+        *out.pn += 1;
+        self.last_nonce = nonce;
+        self.transmit(d, nonce, out)
+    }
+
+    /// Sends sealed datagram `d` whose envelope carries `nonce`.
+    fn transmit(&mut self, d: &[u8], nonce: u32, out: &mut Out<'_>) -> Result<(), Wait> {
         match out.sock.send_to(d, self.peer) {
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Err(Wait::Socket),
@@ -196,7 +236,7 @@ impl Pipe {
             Err(_) => {}
         }
         self.guard.sent(nonce, d.len(), out.wall);
-        auth.tx += len;
+        out.auth.tx += d.len() as u64;
         Ok(())
     }
 }

@@ -1,7 +1,13 @@
 //! `radial get`: downloads a file with one R²CP pipe per local address
 //! (R²CP §4.2), checks it against the SHA-256 the server announced, and
 //! reports per pipe. Paths can be dropped and added while the transfer runs
-//! ([`Control`]), which drives handoffs.
+//! ([`Control`]), which drives handoffs. Every datagram is sealed under the
+//! keys of a handshake that authenticated the server ([`Trust`]).
+
+mod ask;
+mod paths;
+
+pub use ask::Trust;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -12,20 +18,14 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 use mio::net::UdpSocket;
 use mio::{Events, Interest, Poll, Token};
 use radial_core::r2cp::{R2cpReceiver, TargetRate};
-use radial_core::{AppEvent, Endpoint, HostEvent, PathId};
+use radial_core::{AppEvent, Endpoint, PathId};
 use sha2::{Digest, Sha256};
 
 use crate::clock::Clock;
 use crate::config::r2cp_config;
-use crate::session::{is_session, tag, ErrorCode, Message};
-
-/// How long the client waits for an answer to its GET, per try.
-const GET_RETRY: std::time::Duration = std::time::Duration::from_millis(300);
-/// Tries of the GET.
-const GET_TRIES: u32 = 10;
-/// How long the client keeps asking a server that says it is preparing
-/// the file (hashing it the first time).
-const PREPARE_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
+use crate::session::{is_session, Message};
+use ask::{ask, Offered};
+use paths::{drop_path, flush, on_joined, open_path, PathSock, ECHO_DELAY};
 /// Silence on every open path after which the standby paths take over:
 /// five minimum RTOs, longer than any round trip the pipes can have
 /// before their first timeout.
@@ -61,6 +61,11 @@ pub struct GetConfig {
     pub target: Option<(radial_core::BitRate, usize)>,
     /// Where to write the file.
     pub out: PathBuf,
+    /// The server keys accepted.
+    pub trust: Trust,
+    /// Ask for no encryption (the server must allow it): for measuring
+    /// what encryption costs.
+    pub insecure: bool,
 }
 
 impl GetConfig {
@@ -75,6 +80,8 @@ impl GetConfig {
             standby: Vec::new(),
             target: None,
             out,
+            trust: Trust::Any,
+            insecure: false,
         }
     }
 }
@@ -133,6 +140,8 @@ pub struct Summary {
     pub duplicate_bytes: u64,
     /// Times a standby group took over.
     pub migrations: u32,
+    /// Servers met for the first time, whose keys are now trusted.
+    pub first_contacts: Vec<(SocketAddr, [u8; 32])>,
 }
 
 impl Summary {
@@ -162,8 +171,6 @@ pub enum GetError {
     },
     /// The server is at its capacity (its message).
     Full(String),
-    /// The connection number is in use at the server (another is drawn).
-    InUse,
     /// No progress for [`STALL`].
     Stalled {
         /// Bytes delivered by then.
@@ -173,6 +180,15 @@ pub enum GetError {
     Corrupt,
     /// Two servers offered different files for the same path.
     NotReplicas(SocketAddr),
+    /// The server proved a key other than the one trusted for it.
+    ServerKey {
+        /// The server.
+        server: SocketAddr,
+        /// The key trusted for it (hex).
+        expected: String,
+        /// The key it has (hex).
+        got: String,
+    },
 }
 
 impl std::fmt::Display for GetError {
@@ -191,7 +207,6 @@ impl std::fmt::Display for GetError {
                  (is a radial server listening there, and is UDP let through?)"
             ),
             GetError::Full(m) => write!(f, "the server is busy: {m}"),
-            GetError::InUse => f.write_str("connection number in use"),
             GetError::Stalled { delivered } => {
                 write!(
                     f,
@@ -201,6 +216,15 @@ impl std::fmt::Display for GetError {
             }
             GetError::Corrupt => write!(f, "the file does not match the server's SHA-256"),
             GetError::NotReplicas(a) => write!(f, "{a} offers a different file under that path"),
+            GetError::ServerKey {
+                server,
+                expected,
+                got,
+            } => write!(
+                f,
+                "{server} proved the key {got}, not the {expected} trusted for it: \
+                 another server answers at that address (or its key was replaced)"
+            ),
         }
     }
 }
@@ -227,273 +251,33 @@ fn bind(via: SocketAddr, poll: &Poll, token: usize) -> io::Result<UdpSocket> {
     Ok(s)
 }
 
-/// What a server offers: the file, and the key pipes join with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Offered {
-    size: u64,
-    sha256: [u8; 32],
-    key: [u8; 16],
-}
-
-/// Asks `server` for `path` over `sock` until it answers.
-fn get_offer(
-    sock: &UdpSocket,
-    poll: &mut Poll,
-    server: SocketAddr,
-    conn: u16,
-    path: &str,
-) -> Result<Offered, GetError> {
-    let mut req = Vec::new();
-    Message::Get {
-        conn,
-        path: path.to_string(),
-    }
-    .emit(&mut req);
-    let mut events = Events::with_capacity(8);
-    let mut buf = [0u8; 2048];
-    let started = std::time::Instant::now();
-    let mut tries = 0;
-    let mut unanswered = 0;
-    let mut preparing = false;
-    let mut full = None;
-    while unanswered < GET_TRIES || (preparing && started.elapsed() < PREPARE_WAIT) {
-        sock.send_to(&req, server)?;
-        tries += 1;
-        unanswered += 1;
-        let deadline = std::time::Instant::now() + GET_RETRY;
-        while let Some(wait) = deadline.checked_duration_since(std::time::Instant::now()) {
-            poll.poll(&mut events, Some(wait))?;
-            loop {
-                let (n, from) = match sock.recv_from(&mut buf) {
-                    Ok(x) => x,
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                    Err(e) => return Err(e.into()),
-                };
-                if from != server || !is_session(&buf[..n]) {
-                    continue;
-                }
-                match Message::parse(&buf[..n]) {
-                    Ok(Message::Offer {
-                        conn: c,
-                        size,
-                        sha256,
-                        key,
-                    }) if c == conn => return Ok(Offered { size, sha256, key }),
-                    Ok(Message::Error {
-                        conn: c,
-                        code: ErrorCode::Preparing,
-                        ..
-                    }) if c == conn => {
-                        preparing = true;
-                        unanswered = 0;
-                    }
-                    Ok(Message::Error {
-                        conn: c,
-                        code: ErrorCode::Full,
-                        message,
-                    }) if c == conn => full = Some(message),
-                    Ok(Message::Error {
-                        conn: c,
-                        code: ErrorCode::Busy,
-                        ..
-                    }) if c == conn => return Err(GetError::InUse),
-                    Ok(Message::Error {
-                        conn: c, message, ..
-                    }) if c == conn => return Err(GetError::Refused(message)),
-                    _ => {}
-                }
-            }
-        }
-    }
-    if let Some(m) = full {
-        return Err(GetError::Full(m));
-    }
-    Err(GetError::NoAnswer {
-        server,
-        via: sock.local_addr().unwrap_or(server),
-        tries,
-        seconds: started.elapsed().as_secs_f64(),
-    })
-}
-
-/// Connection numbers drawn before giving up on finding a free one.
-const CONN_TRIES: u32 = 8;
-
-/// Asks every server of `cfg.paths` for the file on connection `conn`:
-/// the offer, and each server's key.
-#[allow(clippy::type_complexity)]
+/// Connects to every server of `cfg.paths` and asks for the file on
+/// connection `conn`: the offer of each server, by address.
 fn ask_all(
     cfg: &GetConfig,
     poll: &mut Poll,
     conn: u16,
-) -> Result<(Offered, Vec<(SocketAddr, [u8; 16])>), GetError> {
-    let mut offer: Option<Offered> = None;
-    let mut keys: Vec<(SocketAddr, [u8; 16])> = Vec::new();
+) -> Result<Vec<(SocketAddr, Offered)>, GetError> {
+    let mut offers: Vec<(SocketAddr, Offered)> = Vec::new();
     for p in &cfg.paths {
-        if !keys.iter().any(|(to, _)| *to == p.to) {
-            let o = ask(p, poll, conn, &cfg.path)?;
-            if offer.is_some_and(|first| (first.size, first.sha256) != (o.size, o.sha256)) {
-                return Err(GetError::NotReplicas(p.to));
+        if !offers.iter().any(|(to, _)| *to == p.to) {
+            let o = ask(
+                p.via,
+                p.to,
+                poll,
+                (conn, &cfg.path),
+                &cfg.trust,
+                cfg.insecure,
+            )?;
+            if let Some((_, first)) = offers.first() {
+                if (first.size, first.sha256) != (o.size, o.sha256) {
+                    return Err(GetError::NotReplicas(p.to));
+                }
             }
-            keys.push((p.to, o.key));
-            offer = Some(o);
+            offers.push((p.to, o));
         }
     }
-    Ok((offer.expect("one path at least"), keys))
-}
-
-/// The poll token of the short-lived socket a GET is asked from (path
-/// sockets use their index).
-const ASK_TOKEN: usize = usize::MAX / 2;
-
-/// Asks `p.to` for `path` from a socket of its own on `p.via`.
-fn ask(p: &PathConfig, poll: &mut Poll, conn: u16, path: &str) -> Result<Offered, GetError> {
-    let mut s = bind(p.via, poll, ASK_TOKEN)?;
-    let r = get_offer(&s, poll, p.to, conn, path);
-    let _ = poll.registry().deregister(&mut s);
-    r
-}
-
-/// One path's socket, bound to its local address.
-struct PathSock {
-    cfg: PathConfig,
-    sock: Option<UdpSocket>,
-    /// When its server was last heard on it.
-    heard: std::time::Instant,
-    /// The key of the server it leads to, and this path's join.
-    key: [u8; 16],
-    nonce: [u8; 8],
-    joined: bool,
-    join_sent: std::time::Instant,
-    /// Envelope nonces received and not echoed yet, and since when.
-    echo: Vec<u32>,
-    echo_since: std::time::Instant,
-}
-
-/// Nonces gathered before an ECHO goes out.
-const ECHO_BATCH: usize = 32;
-/// Longest a received nonce waits to be echoed.
-const ECHO_DELAY: std::time::Duration = std::time::Duration::from_millis(5);
-
-impl PathSock {
-    /// Echoes the nonces received (the receipt guard), when a batch is
-    /// full or the oldest has waited [`ECHO_DELAY`].
-    fn echo(&mut self, conn: u16, id: usize) {
-        if self.echo.is_empty()
-            || (self.echo.len() < ECHO_BATCH && self.echo_since.elapsed() < ECHO_DELAY)
-        {
-            return;
-        }
-        let mut d = Vec::new();
-        for chunk in self.echo.chunks(crate::session::MAX_ECHO) {
-            d.clear();
-            Message::Echo {
-                conn,
-                path: id as u16,
-                nonces: chunk.to_vec(),
-            }
-            .emit(&mut d);
-            if let Some(s) = &self.sock {
-                let _ = s.send_to(&d, self.cfg.to);
-            }
-        }
-        self.echo.clear();
-    }
-
-    /// Sends (again) the JOIN that lets this path open its pipe.
-    fn send_join(&mut self, conn: u16, id: usize) {
-        let path = id as u16;
-        let mut d = Vec::new();
-        Message::Join {
-            conn,
-            path,
-            nonce: self.nonce,
-            mac: tag(&self.key, b"join", conn, path, &self.nonce),
-        }
-        .emit(&mut d);
-        if let Some(s) = &self.sock {
-            let _ = s.send_to(&d, self.cfg.to);
-        }
-        self.join_sent = std::time::Instant::now();
-    }
-}
-
-/// Binds a socket for `p` as path `paths.len()` and joins it to the
-/// connection; its pipe opens when the server accepts the join.
-fn open_path(
-    paths: &mut Vec<PathSock>,
-    p: PathConfig,
-    key: [u8; 16],
-    conn: u16,
-    poll: &Poll,
-) -> io::Result<()> {
-    let id = paths.len();
-    let mut nonce = [0u8; 8];
-    let _ = getrandom::fill(&mut nonce);
-    let mut ps = PathSock {
-        cfg: p,
-        sock: Some(bind(p.via, poll, id)?),
-        heard: std::time::Instant::now(),
-        key,
-        nonce,
-        joined: false,
-        join_sent: std::time::Instant::now(),
-        echo: Vec::new(),
-        echo_since: std::time::Instant::now(),
-    };
-    ps.send_join(conn, id);
-    paths.push(ps);
-    Ok(())
-}
-
-/// The server accepted path `i`'s join: echo its challenge and open the
-/// pipe.
-fn on_joined(
-    paths: &mut [PathSock],
-    i: usize,
-    conn: u16,
-    challenge: [u8; 8],
-    rx: &mut R2cpReceiver,
-    clock: &Clock,
-) {
-    let p = &mut paths[i];
-    if p.joined {
-        return;
-    }
-    let path = i as u16;
-    let mut d = Vec::new();
-    Message::Validate {
-        conn,
-        path,
-        echo: challenge,
-        mac: tag(&p.key, b"valid", conn, path, &challenge),
-    }
-    .emit(&mut d);
-    if let Some(s) = &p.sock {
-        let _ = s.send_to(&d, p.cfg.to);
-    }
-    p.joined = true;
-    p.heard = std::time::Instant::now();
-    rx.handle_event(
-        clock.now(),
-        HostEvent::PathUp {
-            path: PathId(path),
-            controller: None,
-        },
-    );
-}
-
-/// Closes path `i`'s socket and tells the receiver its interface is gone.
-fn drop_path(paths: &mut [PathSock], i: usize, poll: &Poll, rx: &mut R2cpReceiver, clock: &Clock) {
-    if let Some(mut s) = paths[i].sock.take() {
-        let _ = poll.registry().deregister(&mut s);
-        rx.handle_event(
-            clock.now(),
-            HostEvent::PathDown {
-                path: PathId(i as u16),
-            },
-        );
-    }
+    Ok(offers)
 }
 
 /// Downloads `cfg.path` from `cfg.server`, calling `progress` as it goes
@@ -506,27 +290,16 @@ pub fn get(
     assert!(!cfg.paths.is_empty(), "at least one path");
     let clock = Clock::new();
     let mut poll = Poll::new()?;
-    // Ask every server named, each through the first path to it, from a
-    // socket of that path's address; all must offer the same file. A
-    // connection number some server already uses is drawn again.
-    let mut attempt = 0;
-    let (conn, offer, mut keys) = loop {
-        attempt += 1;
-        let conn = random_conn();
-        match ask_all(cfg, &mut poll, conn) {
-            Err(GetError::InUse) if attempt < CONN_TRIES => continue,
-            Err(GetError::InUse) => {
-                return Err(GetError::Refused("connection number in use".into()))
-            }
-            Err(e) => return Err(e),
-            Ok((offer, keys)) => break (conn, offer, keys),
-        }
-    };
-    let Offered { size, sha256, .. } = offer;
-    let key_of = |keys: &[(SocketAddr, [u8; 16])], to: SocketAddr| {
-        keys.iter()
+    // Connect to every server named, each through the first path to it,
+    // from a socket of that path's address; all must offer the same file.
+    let conn = random_conn();
+    let mut offers = ask_all(cfg, &mut poll, conn)?;
+    let (size, sha256) = (offers[0].1.size, offers[0].1.sha256);
+    let keys_of = |offers: &[(SocketAddr, Offered)], to: SocketAddr| {
+        offers
+            .iter()
             .find(|(t, _)| *t == to)
-            .map(|k| k.1)
+            .map(|(_, o)| o.keys.clone())
             .expect("asked")
     };
     let mut r2cp = r2cp_config(conn);
@@ -538,7 +311,7 @@ pub fn get(
     let mut rx = R2cpReceiver::new(r2cp);
     let mut paths: Vec<PathSock> = Vec::new();
     for p in &cfg.paths {
-        open_path(&mut paths, *p, key_of(&keys, p.to), conn, &poll)?;
+        open_path(&mut paths, *p, keys_of(&offers, p.to), conn, &poll)?;
     }
     let mut standby: std::collections::VecDeque<Vec<PathConfig>> = cfg
         .standby
@@ -555,7 +328,7 @@ pub fn get(
     let mut hasher = Sha256::new();
     let mut delivered = 0u64;
     let mut read_buf = vec![0u8; 1 << 16];
-    let mut data = [0u8; 65536];
+    let mut data = vec![0u8; 65536];
     let mut events = Events::with_capacity(256);
     let mut last_progress = std::time::Instant::now();
     let mut last_report = std::time::Instant::now();
@@ -569,8 +342,8 @@ pub fn get(
                     }
                     Ok(Control::Add(i)) if i < paths.len() && paths[i].sock.is_none() => {
                         // A new pipe, with a path id of its own.
-                        let (p, key) = (paths[i].cfg, paths[i].key);
-                        open_path(&mut paths, p, key, conn, &poll)?;
+                        let (p, keys) = (paths[i].cfg, paths[i].keys.clone());
+                        open_path(&mut paths, p, keys, conn, &poll)?;
                     }
                     Ok(Control::AddressGone(ip)) => {
                         for i in 0..paths.len() {
@@ -583,7 +356,7 @@ pub fn get(
                         for p in cfg.paths.iter().filter(|p| p.via.ip() == ip) {
                             let open = paths.iter().any(|q| q.cfg == *p && q.sock.is_some());
                             if !open {
-                                open_path(&mut paths, *p, key_of(&keys, p.to), conn, &poll)?;
+                                open_path(&mut paths, *p, keys_of(&offers, p.to), conn, &poll)?;
                             }
                         }
                     }
@@ -611,25 +384,30 @@ pub fn get(
             let Some(path) = paths.get_mut(i) else {
                 continue;
             };
-            let to = path.cfg.to;
-            let Some(sock) = path.sock.as_ref() else {
-                continue;
-            };
-            loop {
+            while let Some(sock) = path.sock.as_ref() {
                 let (n, from) = match sock.recv_from(&mut data) {
                     Ok(x) => x,
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                     Err(_) => break,
                 };
-                if from != to {
+                if from != path.cfg.to {
                     continue;
                 }
-                if is_session(&data[..n]) {
+                // Only what opens under the path's keys, on its own path
+                // number, and was not seen before.
+                let keys = path.keys.clone();
+                let Ok((id, pn, plain)) = keys.open(&mut data[..n]) else {
+                    continue;
+                };
+                if usize::from(id) != i || !path.replay.accept(pn) {
+                    continue;
+                }
+                if is_session(plain) {
                     if let Ok(Message::Joined {
                         conn: c,
                         path: p,
                         challenge,
-                    }) = Message::parse(&data[..n])
+                    }) = Message::parse(plain)
                     {
                         if c == conn && usize::from(p) == i {
                             joined.push((i, challenge));
@@ -638,14 +416,10 @@ pub fn get(
                     continue;
                 }
                 // Pipe datagrams come in the receipt guard's envelope.
-                let Some((nonce, inner)) = crate::guard::open(&data[..n]) else {
+                let Some((nonce, inner)) = crate::guard::open(plain) else {
                     continue;
                 };
-                if path.echo.is_empty() {
-                    path.echo_since = std::time::Instant::now();
-                }
-                path.echo.push(nonce);
-                path.heard = std::time::Instant::now();
+                path.received(nonce);
                 rx.handle_datagram(clock.now(), PathId(i as u16), inner);
             }
         }
@@ -653,9 +427,7 @@ pub fn get(
             on_joined(&mut paths, i, conn, challenge, &mut rx, &clock);
         }
         for (i, p) in paths.iter_mut().enumerate() {
-            if !p.joined && p.sock.is_some() && p.join_sent.elapsed() > GET_RETRY {
-                p.send_join(conn, i);
-            }
+            p.join(conn, i, ask::RETRY);
             p.echo(conn, i);
         }
         // Every open path silent: migrate to the replicas held in reserve.
@@ -663,19 +435,26 @@ pub fn get(
         if !standby.is_empty() && open.clone().all(|p| p.heard.elapsed() > FAILOVER) {
             let group = standby.pop_front().expect("not empty");
             for p in &group {
-                if !keys.iter().any(|(t, _)| *t == p.to) {
-                    let o = ask(p, &mut poll, conn, &cfg.path)?;
+                if !offers.iter().any(|(t, _)| *t == p.to) {
+                    let o = ask(
+                        p.via,
+                        p.to,
+                        &mut poll,
+                        (conn, &cfg.path),
+                        &cfg.trust,
+                        cfg.insecure,
+                    )?;
                     if (o.size, o.sha256) != (size, sha256) {
                         return Err(GetError::NotReplicas(p.to));
                     }
-                    keys.push((p.to, o.key));
+                    offers.push((p.to, o));
                 }
             }
             for i in 0..paths.len() {
                 drop_path(&mut paths, i, &poll, &mut rx, &clock);
             }
             for p in group {
-                open_path(&mut paths, p, key_of(&keys, p.to), conn, &poll)?;
+                open_path(&mut paths, p, keys_of(&offers, p.to), conn, &poll)?;
             }
             migrations += 1;
         }
@@ -699,7 +478,7 @@ pub fn get(
             }
         }
         done |= delivered >= size;
-        flush(&mut rx, &paths, &clock);
+        flush(&mut rx, &mut paths, &clock);
         if last_report.elapsed() >= std::time::Duration::from_millis(100) || done {
             last_report = std::time::Instant::now();
             progress(&Progress {
@@ -715,7 +494,7 @@ pub fn get(
     let seconds = clock.now().as_secs_f64();
     out.flush()?;
     // The FIN requests the engine queued for every pipe on completion.
-    flush(&mut rx, &paths, &clock);
+    flush(&mut rx, &mut paths, &clock);
     let got: [u8; 32] = hasher.finalize().into();
     if got != sha256 {
         let _ = std::fs::remove_file(&part);
@@ -741,27 +520,14 @@ pub fn get(
         re_requests: stats.retransmits,
         duplicate_bytes: stats.duplicate_bytes,
         migrations,
+        first_contacts: offers
+            .iter()
+            .filter_map(|(to, o)| o.first_contact.map(|k| (*to, k)))
+            .collect(),
     })
 }
 
-/// Sends what the receiver has to send, each datagram on its path's socket.
-fn flush(rx: &mut R2cpReceiver, paths: &[PathSock], clock: &Clock) {
-    let mut d = Vec::with_capacity(128);
-    let now = clock.now();
-    while let Some(p) = rx.poll_transmit(now, &mut d) {
-        if let Some(p) = paths.get(p.0 as usize) {
-            if let Some(s) = &p.sock {
-                // A full socket buffer loses the request, as a network would.
-                let _ = s.send_to(&d, p.cfg.to);
-            }
-        }
-    }
-}
-
-/// Hex form of a digest.
-pub fn hex(d: &[u8]) -> String {
-    d.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use crate::crypto::hex;
 
 /// Where a download to `out` is written until it is verified:
 /// `out` with `.part` appended.

@@ -1,0 +1,213 @@
+//! One path of a download: a socket bound to a local address, sealing what
+//! it sends under the keys of the server it leads to, opening what it
+//! receives, joining the connection and echoing receipts.
+
+use std::io;
+use std::sync::Arc;
+
+use mio::net::UdpSocket;
+use mio::Poll;
+use radial_core::r2cp::R2cpReceiver;
+use radial_core::{Endpoint, HostEvent, PathId};
+
+use super::{bind, PathConfig};
+use crate::clock::Clock;
+use crate::crypto::{Keys, ReplayWindow, HEADER_LEN};
+use crate::session::Message;
+
+/// Nonces gathered before an ECHO goes out.
+const ECHO_BATCH: usize = 32;
+/// Longest a received nonce waits to be echoed.
+pub const ECHO_DELAY: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// One path's socket.
+pub struct PathSock {
+    /// Where it goes.
+    pub cfg: PathConfig,
+    /// The socket, until the path is dropped.
+    pub sock: Option<UdpSocket>,
+    /// When its server was last heard on it.
+    pub heard: std::time::Instant,
+    /// The keys of the connection to the server it leads to.
+    pub keys: Arc<Keys>,
+    /// The next packet number it sends.
+    pn: u64,
+    /// The packet numbers it received.
+    pub replay: ReplayWindow,
+    /// The server accepted its join.
+    pub joined: bool,
+    join_sent: std::time::Instant,
+    /// Envelope nonces received and not echoed yet, and since when.
+    pub echo: Vec<u32>,
+    echo_since: std::time::Instant,
+    /// Scratch space for sealing.
+    buf: Vec<u8>,
+}
+
+impl PathSock {
+    /// This path's number (its index; the high 16 bits of its pipe's
+    /// connection id).
+    fn id(i: usize) -> u16 {
+        i as u16
+    }
+
+    /// Seals `inner` and sends it to the path's server.
+    pub fn send(&mut self, i: usize, inner: &[u8]) {
+        let Some(s) = &self.sock else {
+            return;
+        };
+        self.buf.clear();
+        self.buf.resize(HEADER_LEN, 0);
+        self.buf.extend_from_slice(inner);
+        self.keys.seal(Self::id(i), self.pn, &mut self.buf);
+        self.pn += 1;
+        // A full socket buffer loses the datagram, as a network would.
+        let _ = s.send_to(&self.buf, self.cfg.to);
+    }
+
+    fn send_message(&mut self, i: usize, m: &Message) {
+        let mut d = Vec::with_capacity(64);
+        m.emit(&mut d);
+        self.send(i, &d);
+    }
+
+    /// Notes a received envelope nonce, to be echoed.
+    pub fn received(&mut self, nonce: u32) {
+        if self.echo.is_empty() {
+            self.echo_since = std::time::Instant::now();
+        }
+        self.echo.push(nonce);
+        self.heard = std::time::Instant::now();
+    }
+
+    /// Echoes the nonces received (the receipt guard), when a batch is
+    /// full or the oldest has waited [`ECHO_DELAY`].
+    pub fn echo(&mut self, conn: u16, i: usize) {
+        if self.echo.is_empty()
+            || (self.echo.len() < ECHO_BATCH && self.echo_since.elapsed() < ECHO_DELAY)
+        {
+            return;
+        }
+        let echo = std::mem::take(&mut self.echo);
+        for chunk in echo.chunks(crate::session::MAX_ECHO) {
+            let m = Message::Echo {
+                conn,
+                path: Self::id(i),
+                nonces: chunk.to_vec(),
+            };
+            self.send_message(i, &m);
+        }
+    }
+
+    /// Sends (again) the JOIN that lets this path open its pipe, if the
+    /// last one went unanswered for `retry`.
+    pub fn join(&mut self, conn: u16, i: usize, retry: std::time::Duration) {
+        if self.joined || self.sock.is_none() || self.join_sent.elapsed() < retry {
+            return;
+        }
+        self.send_message(
+            i,
+            &Message::Join {
+                conn,
+                path: Self::id(i),
+            },
+        );
+        self.join_sent = std::time::Instant::now();
+    }
+}
+
+/// Binds a socket for `p` as path `paths.len()` and joins it to the
+/// connection `keys` secure; its pipe opens when the server accepts the
+/// join.
+pub fn open_path(
+    paths: &mut Vec<PathSock>,
+    p: PathConfig,
+    keys: Arc<Keys>,
+    conn: u16,
+    poll: &Poll,
+) -> io::Result<()> {
+    let id = paths.len();
+    let long_ago = std::time::Instant::now()
+        .checked_sub(std::time::Duration::from_secs(3600))
+        .unwrap_or_else(std::time::Instant::now);
+    let mut ps = PathSock {
+        cfg: p,
+        sock: Some(bind(p.via, poll, id)?),
+        heard: std::time::Instant::now(),
+        keys,
+        pn: 0,
+        replay: ReplayWindow::default(),
+        joined: false,
+        join_sent: long_ago,
+        echo: Vec::new(),
+        echo_since: std::time::Instant::now(),
+        buf: Vec::with_capacity(2048),
+    };
+    ps.join(conn, id, std::time::Duration::ZERO);
+    paths.push(ps);
+    Ok(())
+}
+
+/// The server accepted path `i`'s join: echo its challenge and open the
+/// pipe.
+pub fn on_joined(
+    paths: &mut [PathSock],
+    i: usize,
+    conn: u16,
+    challenge: [u8; 8],
+    rx: &mut R2cpReceiver,
+    clock: &Clock,
+) {
+    let p = &mut paths[i];
+    if p.joined {
+        return;
+    }
+    p.send_message(
+        i,
+        &Message::Validate {
+            conn,
+            path: PathSock::id(i),
+            echo: challenge,
+        },
+    );
+    p.joined = true;
+    p.heard = std::time::Instant::now();
+    rx.handle_event(
+        clock.now(),
+        HostEvent::PathUp {
+            path: PathId(PathSock::id(i)),
+            controller: None,
+        },
+    );
+}
+
+/// Closes path `i`'s socket and tells the receiver its interface is gone.
+pub fn drop_path(
+    paths: &mut [PathSock],
+    i: usize,
+    poll: &Poll,
+    rx: &mut R2cpReceiver,
+    clock: &Clock,
+) {
+    if let Some(mut s) = paths[i].sock.take() {
+        let _ = poll.registry().deregister(&mut s);
+        rx.handle_event(
+            clock.now(),
+            HostEvent::PathDown {
+                path: PathId(PathSock::id(i)),
+            },
+        );
+    }
+}
+
+/// Sends what the receiver has to send, each datagram sealed on its path.
+pub fn flush(rx: &mut R2cpReceiver, paths: &mut [PathSock], clock: &Clock) {
+    let mut d = Vec::with_capacity(128);
+    let now = clock.now();
+    while let Some(p) = rx.poll_transmit(now, &mut d) {
+        let i = usize::from(p.0);
+        if let Some(path) = paths.get_mut(i) {
+            path.send(i, &d);
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! What a client asks in its sealed datagrams: the paths it joins and
+//! validates, the file it wants (GET), the receipts it echoes, and the RCP
+//! requests of its pipes.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Weak};
+
+use radial_core::rcp::RcpSender;
+use radial_core::wire::rcp::{RcpFlags, RcpHeader};
+use radial_core::{Instant, PathId};
+
+use super::conn::{Offer, Path, Session};
+use super::files::OpenError;
+use super::hashing::Lookup;
+use super::pipes::{PathAuth, Pipe, Wait};
+use super::{pipe_id, random, Server};
+use crate::config::rcp_config;
+use crate::crypto::ReplayWindow;
+use crate::session::{is_session, ErrorCode, Message, MIN_GET};
+
+impl Server {
+    /// An authentic datagram of connection `cid` on path `id`, packet `pn`;
+    /// `len` is its size on the wire.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn on_sealed(
+        &mut self,
+        s: usize,
+        peer: SocketAddr,
+        cid: u64,
+        (id, pn): (u16, u64),
+        plain: &[u8],
+        len: usize,
+        now: Instant,
+    ) {
+        if !self.path_for(s, peer, cid, (id, pn), len, now) {
+            return;
+        }
+        if !is_session(plain) {
+            self.on_rcp(cid, id, plain, now);
+            return;
+        }
+        match Message::parse(plain) {
+            Ok(Message::Get { conn, path }) if plain.len() >= MIN_GET => {
+                let reply = self.answer_get(cid, conn, &path, now);
+                self.send_message(cid, id, &reply);
+            }
+            Ok(Message::Join { path, conn }) if path == id => {
+                let Some(p) = self.conns.get(&cid).and_then(|c| c.paths.get(&id)) else {
+                    return;
+                };
+                let reply = Message::Joined {
+                    conn,
+                    path,
+                    challenge: p.auth.challenge,
+                };
+                self.send_message(cid, id, &reply);
+            }
+            Ok(Message::Validate { path, echo, .. }) if path == id => {
+                let Some(p) = self.conns.get_mut(&cid).and_then(|c| c.paths.get_mut(&id)) else {
+                    return;
+                };
+                if echo != p.auth.challenge {
+                    self.stats.rejected += 1;
+                } else if !p.auth.validated {
+                    p.auth.validated = true;
+                    self.unvalidated_count -= 1;
+                    if let Some(pipe) = p.pipe.as_mut() {
+                        pipe.wait = Wait::No;
+                    }
+                }
+            }
+            Ok(Message::Echo { path, nonces, .. }) if path == id => {
+                let pipe = self
+                    .conns
+                    .get_mut(&cid)
+                    .and_then(|c| c.paths.get_mut(&id))
+                    .and_then(|p| p.pipe.as_mut());
+                let Some(pipe) = pipe else {
+                    self.stats.dropped += 1;
+                    return;
+                };
+                let wall = std::time::Instant::now();
+                for n in nonces {
+                    pipe.guard.echoed(n, wall);
+                }
+                pipe.wait = Wait::No;
+            }
+            Ok(_) => self.stats.rejected += 1,
+            Err(_) => self.stats.malformed += 1,
+        }
+    }
+
+    /// Finds path `id` of `cid` for a datagram from (`s`, `peer`), or
+    /// makes it (within the connection's cap); false when the datagram must
+    /// be dropped (a replay, or another address than the path's own).
+    #[allow(clippy::too_many_arguments)]
+    fn path_for(
+        &mut self,
+        s: usize,
+        peer: SocketAddr,
+        cid: u64,
+        (id, pn): (u16, u64),
+        len: usize,
+        now: Instant,
+    ) -> bool {
+        let limits = self.opts.limits;
+        let c = self.conns.get_mut(&cid).expect("opened under its keys");
+        if let Some(p) = c.paths.get_mut(&id) {
+            if !p.replay.accept(pn) {
+                self.stats.replayed += 1;
+                return false;
+            }
+            if (p.socket, p.peer) != (s, peer) {
+                self.stats.rejected += 1;
+                return false;
+            }
+            p.auth.rx += len as u64;
+            return true;
+        }
+        if c.paths.len() >= limits.paths_per_session {
+            self.stats.rejected += 1;
+            return false;
+        }
+        if self.unvalidated_count >= limits.unvalidated_paths {
+            let conns = &self.conns;
+            if let Some(old) = self.unvalidated.pop_oldest(|(c, p)| {
+                conns
+                    .get(c)
+                    .and_then(|c| c.paths.get(p))
+                    .is_some_and(|p| !p.auth.validated)
+            }) {
+                self.forget_path(old);
+                self.stats.evicted += 1;
+            }
+        }
+        let mut replay = ReplayWindow::default();
+        replay.accept(pn);
+        let c = self.conns.get_mut(&cid).expect("still there");
+        c.paths.insert(
+            id,
+            Path {
+                socket: s,
+                peer,
+                replay,
+                pn: 0,
+                auth: PathAuth {
+                    challenge: random(),
+                    validated: false,
+                    rx: len as u64,
+                    tx: 0,
+                    joined: now,
+                },
+                pipe: None,
+            },
+        );
+        self.unvalidated.push((cid, id));
+        self.unvalidated_count += 1;
+        true
+    }
+
+    fn send_message(&mut self, cid: u64, id: u16, m: &Message) {
+        let mut b = Vec::with_capacity(128);
+        m.emit(&mut b);
+        self.send_sealed(cid, id, &b);
+    }
+
+    /// An RCP datagram of the pipe on path `id`; a SYN opens the pipe.
+    fn on_rcp(&mut self, cid: u64, id: u16, d: &[u8], now: Instant) {
+        let Ok((h, _)) = RcpHeader::parse(d) else {
+            self.stats.malformed += 1;
+            return;
+        };
+        let limits = self.opts.limits;
+        let (pipe_count, per_ip) = (self.pipe_count, &mut self.pipes_by_ip);
+        let Some(c) = self.conns.get_mut(&cid) else {
+            return;
+        };
+        let Some(session) = c.session.as_mut() else {
+            self.stats.dropped += 1;
+            return;
+        };
+        if h.conn_id != pipe_id(session.conn, id) {
+            self.stats.rejected += 1;
+            return;
+        }
+        let p = c.paths.get_mut(&id).expect("found by path_for");
+        if p.pipe.is_none() {
+            let opening = h.flags.contains(RcpFlags::SYN) && !h.flags.contains(RcpFlags::ACK);
+            if !opening {
+                self.stats.dropped += 1;
+                return;
+            }
+            let ip = p.peer.ip();
+            if pipe_count >= limits.pipes || per_ip.get(ip) >= limits.pipes_per_address {
+                self.stats.refused_full += 1;
+                return;
+            }
+            per_ip.add(ip);
+            self.pipe_count += 1;
+            self.stats.pipes += 1;
+            session.opened += 1;
+            let sender = RcpSender::stored(rcp_config(h.conn_id), PathId(0), session.offer.size);
+            p.pipe = Some(Pipe::new(p.peer, sender, session.offer.file.clone(), now));
+        }
+        let pipe = p.pipe.as_mut().expect("present or opened");
+        pipe.last_heard = now;
+        pipe.wait = Wait::No;
+        pipe.sender.on_datagram(now, d);
+    }
+
+    /// A GET: open the path below the root, look up its hash (computed
+    /// aside the first time), answer. One file per connection.
+    fn answer_get(&mut self, cid: u64, conn: u16, path: &str, now: Instant) -> Message {
+        let error = |code, message: String| Message::Error {
+            conn,
+            code,
+            message,
+        };
+        if let Some(s) = self.conns.get(&cid).and_then(|c| c.session.as_ref()) {
+            // A GET sent again (its OFFER was lost).
+            if s.offer.name == path && s.conn == conn {
+                return Message::Offer {
+                    conn,
+                    size: s.offer.size,
+                    sha256: s.offer.sha256,
+                };
+            }
+            return error(ErrorCode::Busy, "one file per connection".into());
+        }
+        let (file, id) = match self.root.open_file(path) {
+            Ok(x) => x,
+            Err(e) => {
+                let code = match e {
+                    OpenError::Unreadable(_) => ErrorCode::Unreadable,
+                    _ => ErrorCode::NotFound,
+                };
+                return error(code, format!("{path}: {e}"));
+            }
+        };
+        let file = match self.files.get(&id).and_then(Weak::upgrade) {
+            Some(f) => f,
+            None => {
+                let f = Arc::new(file);
+                self.files.insert(id, Arc::downgrade(&f));
+                f
+            }
+        };
+        let sha256 = match self.hashes.lookup(id, &file) {
+            Lookup::Ready(h) => h,
+            Lookup::Pending => {
+                return error(ErrorCode::Preparing, format!("{path}: preparing (hashing)"))
+            }
+            Lookup::Busy => {
+                return error(
+                    ErrorCode::Full,
+                    "busy hashing other files: ask again later".into(),
+                )
+            }
+        };
+        self.stats.sessions += 1;
+        let c = self.conns.get_mut(&cid).expect("asked on it");
+        c.session = Some(Session {
+            offer: Arc::new(Offer {
+                name: path.to_string(),
+                file,
+                size: id.size,
+                sha256,
+            }),
+            conn,
+            started: now,
+            opened: 0,
+            completed: false,
+        });
+        Message::Offer {
+            conn,
+            size: id.size,
+            sha256,
+        }
+    }
+}
