@@ -14,34 +14,46 @@ cargo build --release -q -p radial
 radial=target/release/radial
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+# The server's key and the client's known servers live with the run.
+export XDG_CONFIG_HOME="$work/config"
 head -c $((size_mb * 1000000)) /dev/urandom > "$work/file.bin"
 port=$((20000 + RANDOM % 20000))
 
 # CPU seconds (user + system) of a process tree, from /proc, at exit.
 cpu_of() { awk '{print ($14 + $15 + $16 + $17) / 100}' "/proc/$1/stat"; }
 
-"$radial" serve --root "$work" --listen "127.0.0.1:$port" >/dev/null &
+mkdir -p "$work/files"
+mv "$work/file.bin" "$work/files/file.bin"
+"$radial" serve --root "$work/files" --listen "127.0.0.1:$port" --insecure >/dev/null 2>&1 &
 srv=$!
 iperf3 -s -p $((port + 1)) >/dev/null 2>&1 &
 ipf=$!
 sleep 0.5
 
-echo "| run | radial goodput (Mbit/s) | radial CPU s/GB (client + server) | iperf3 TCP goodput (Mbit/s) | iperf3 CPU s/GB (client + server) |"
-echo "|---|---|---|---|---|"
-for r in $(seq "$repeat"); do
+# One `radial get` of the file with extra flags: "Mbit/s CPU-s/GB".
+radial_run() {
+    local s0 s1 t0 t1 c
     s0=$(cpu_of $srv)
     t0=$(date +%s.%N)
     c=$( { /usr/bin/time -f '%U %S' "$radial" get "radial://127.0.0.1:$port/file.bin" \
-        --via 127.0.0.1 -o "$work/out.bin" >/dev/null; } 2>&1 | tail -1)
+        --via 127.0.0.1 -o "$work/out.bin" --force "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
     t1=$(date +%s.%N)
     s1=$(cpu_of $srv)
-    rad_mbps=$(echo "$size_mb * 8 / ($t1 - $t0)" | bc -l)
-    rad_cpu=$(echo "($(echo "$c" | awk '{print $1 + $2}') + $s1 - $s0) / ($size_mb / 1000)" | bc -l)
-    cmp -s "$work/file.bin" "$work/out.bin" || { echo "radial: file differs" >&2; exit 1; }
+    cmp -s "$work/files/file.bin" "$work/out.bin" || { echo "radial: file differs" >&2; exit 1; }
+    echo "$(echo "$size_mb * 8 / ($t1 - $t0)" | bc -l) \
+$(echo "($(echo "$c" | awk '{print $1 + $2}') + $s1 - $s0) / ($size_mb / 1000)" | bc -l)"
+}
+
+echo "| run | radial, encrypted: Mbit/s | CPU s/GB | radial --insecure: Mbit/s | CPU s/GB | iperf3 TCP: Mbit/s | CPU s/GB |"
+echo "|---|---|---|---|---|---|---|"
+for r in $(seq "$repeat"); do
+    read -r enc_mbps enc_cpu <<< "$(radial_run)"
+    read -r ins_mbps ins_cpu <<< "$(radial_run --insecure)"
     i0=$(cpu_of $ipf)
     out=$( { /usr/bin/time -f '%U %S' iperf3 -c 127.0.0.1 -p $((port + 1)) -n "${size_mb}M" -J > "$work/iperf.json"; } 2>&1 | tail -1)
     i1=$(cpu_of $ipf)
     ipf_mbps=$(python3 -c "import json;d=json.load(open('$work/iperf.json'));print(d['end']['sum_received']['bits_per_second']/1e6)")
     ipf_cpu=$(echo "($(echo "$out" | awk '{print $1 + $2}') + $i1 - $i0) / ($size_mb * 1.048576 / 1000)" | bc -l)
-    printf '| %d | %.0f | %.2f | %.0f | %.2f |\n' "$r" "$rad_mbps" "$rad_cpu" "$ipf_mbps" "$ipf_cpu"
+    printf '| %d | %.0f | %.2f | %.0f | %.2f | %.0f | %.2f |\n' "$r" "$enc_mbps" "$enc_cpu" \
+        "$ins_mbps" "$ins_cpu" "$ipf_mbps" "$ipf_cpu"
 done

@@ -8,6 +8,8 @@
 //! the earliest endpoint deadline is all it needs; an async runtime would
 //! add tasks, wakers and a second clock to the same loop.
 
+pub mod batch;
+pub mod bundle;
 pub mod client;
 pub mod clock;
 pub mod config;

@@ -52,7 +52,14 @@ pub fn watch_addresses(
         let present = host_addresses();
         let mut up: Vec<bool> = watched.iter().map(|ip| present.contains(ip)).collect();
         while !stop.load(Ordering::Relaxed) {
-            thread::sleep(period);
+            // Slept in short steps, so that a stop is noticed at once.
+            let until = std::time::Instant::now() + period;
+            while !stop.load(Ordering::Relaxed) && std::time::Instant::now() < until {
+                thread::sleep(period.min(Duration::from_millis(20)));
+            }
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
             for c in changes(&watched, &host_addresses(), &mut up) {
                 if tx.send(c).is_err() {
                     return;

@@ -73,6 +73,9 @@ pub struct Scheduler {
     frontier: u64,
     /// Outstanding requests by segment start.
     bound: BTreeMap<u64, Binding>,
+    /// The same requests by path, in the order they were sent: the rank
+    /// counts another path's overdue requests without walking the others.
+    sent_by_path: BTreeMap<PathId, BTreeSet<(Instant, u64)>>,
     /// Segments requested more than once.
     re_requests: u64,
     /// Redundant requests made by pipes probing a blackout.
@@ -89,6 +92,7 @@ impl Scheduler {
             requested_before: BTreeSet::new(),
             frontier: 0,
             bound: BTreeMap::new(),
+            sent_by_path: BTreeMap::new(),
             re_requests: 0,
             redundant: 0,
         }
@@ -123,6 +127,33 @@ impl Scheduler {
     /// The binding of the request for the segment at `start`.
     pub fn binding(&self, start: u64) -> Option<&Binding> {
         self.bound.get(&start)
+    }
+
+    /// Records the request for `start`.
+    fn bind(&mut self, start: u64, b: Binding) {
+        if let Some(old) = self.bound.insert(start, b) {
+            self.forget_sent(start, &old);
+        }
+        self.sent_by_path
+            .entry(b.path)
+            .or_default()
+            .insert((b.sent_at, start));
+    }
+
+    /// Forgets the request for `start`.
+    fn release(&mut self, start: u64) -> Option<Binding> {
+        let b = self.bound.remove(&start)?;
+        self.forget_sent(start, &b);
+        Some(b)
+    }
+
+    fn forget_sent(&mut self, start: u64, b: &Binding) {
+        if let Some(set) = self.sent_by_path.get_mut(&b.path) {
+            set.remove(&(b.sent_at, start));
+            if set.is_empty() {
+                self.sent_by_path.remove(&b.path);
+            }
+        }
     }
 
     fn segment_end(&self, start: u64, fin: Option<u64>) -> u64 {
@@ -170,14 +201,18 @@ impl Scheduler {
                 // goes out after ours on the same path and arrives after it
                 // (an overdue one, older than the RTT estimate, would
                 // otherwise make a pipe skip ahead of itself).
+                // (Those sent before ours - 2·RTT_i, counted per path.)
                 let ours = now + rtt;
-                self.bound
-                    .values()
-                    .filter(|b| b.path != path)
-                    .filter(|b| {
-                        rtts(b.path).is_some_and(|r| b.sent_at + r.saturating_mul(2) < ours)
+                self.sent_by_path
+                    .iter()
+                    .filter(|(p, _)| **p != path)
+                    .map(|(p, sent)| {
+                        let before = rtts(*p).and_then(|r| {
+                            ours.as_nanos().checked_sub(r.saturating_mul(2).as_nanos())
+                        });
+                        before.map_or(0, |t| sent.range(..(Instant::from_nanos(t), 0)).count())
                     })
-                    .count()
+                    .sum()
             }
         };
         // The k-th pending segment, or FREEZE if it does not fit: asked for
@@ -202,7 +237,7 @@ impl Scheduler {
                 self.re_requests += 1;
             }
         }
-        self.bound.insert(
+        self.bind(
             start,
             Binding {
                 path,
@@ -248,11 +283,11 @@ impl Scheduler {
     pub fn recv(&mut self, start: u64) -> Option<Binding> {
         self.pending.remove(&start);
         self.requested_before.remove(&start);
-        self.bound.remove(&start)
+        self.release(start)
     }
 
     fn unbind(&mut self, start: u64, held: bool) {
-        self.bound.remove(&start);
+        self.release(start);
         if !held {
             self.pending.insert(start);
             self.requested_before.insert(start);

@@ -6,11 +6,12 @@
 
 mod ask;
 mod paths;
+mod writer;
 
 pub use ask::Trust;
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, TryRecvError};
@@ -19,7 +20,6 @@ use mio::net::UdpSocket;
 use mio::{Events, Interest, Poll, Token};
 use radial_core::r2cp::{R2cpReceiver, TargetRate};
 use radial_core::{AppEvent, Endpoint, PathId};
-use sha2::{Digest, Sha256};
 
 use crate::clock::Clock;
 use crate::config::r2cp_config;
@@ -324,11 +324,10 @@ pub fn get(
     // matches: an interrupted or failed download never stands under the
     // final name.
     let part = part_path(&cfg.out);
-    let mut out = BufWriter::with_capacity(1 << 20, File::create(&part)?);
-    let mut hasher = Sha256::new();
+    let mut out = writer::Writer::start(File::create(&part)?)?;
     let mut delivered = 0u64;
     let mut read_buf = vec![0u8; 1 << 16];
-    let mut data = vec![0u8; 65536];
+    let mut receiver = crate::batch::Receiver::default();
     let mut events = Events::with_capacity(256);
     let mut last_progress = std::time::Instant::now();
     let mut last_report = std::time::Instant::now();
@@ -384,44 +383,45 @@ pub fn get(
             let Some(path) = paths.get_mut(i) else {
                 continue;
             };
-            while let Some(sock) = path.sock.as_ref() {
-                let (n, from) = match sock.recv_from(&mut data) {
-                    Ok(x) => x,
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                    Err(_) => break,
-                };
-                if from != path.cfg.to {
-                    continue;
-                }
-                // Only what opens under the path's keys, on its own path
-                // number, and was not seen before.
-                let keys = path.keys.clone();
-                let Ok((id, pn, plain)) = keys.open(&mut data[..n]) else {
-                    continue;
-                };
-                if usize::from(id) != i || !path.replay.accept(pn) {
-                    continue;
-                }
-                if is_session(plain) {
-                    if let Ok(Message::Joined {
-                        conn: c,
-                        path: p,
-                        challenge,
-                    }) = Message::parse(plain)
-                    {
-                        if c == conn && usize::from(p) == i {
-                            joined.push((i, challenge));
-                        }
+            // Out of the path while its datagrams are handled.
+            let Some(sock) = path.sock.take() else {
+                continue;
+            };
+            while let Ok(n @ 1..) = receiver.receive(&sock.sock, &sock.state) {
+                receiver.each(n, |from, d| {
+                    if from != path.cfg.to {
+                        return;
                     }
-                    continue;
-                }
-                // Pipe datagrams come in the receipt guard's envelope.
-                let Some((nonce, inner)) = crate::guard::open(plain) else {
-                    continue;
-                };
-                path.received(nonce);
-                rx.handle_datagram(clock.now(), PathId(i as u16), inner);
+                    // Only what opens under the path's keys, on its own path
+                    // number, and was not seen before.
+                    let Ok((id, pn, plain)) = path.keys.open(d) else {
+                        return;
+                    };
+                    if usize::from(id) != i || !path.replay.accept(pn) {
+                        return;
+                    }
+                    if is_session(plain) {
+                        if let Ok(Message::Joined {
+                            conn: c,
+                            path: p,
+                            challenge,
+                        }) = Message::parse(plain)
+                        {
+                            if c == conn && usize::from(p) == i {
+                                joined.push((i, challenge));
+                            }
+                        }
+                        return;
+                    }
+                    // Pipe datagrams come in the receipt guard's envelope.
+                    let Some((nonce, inner)) = crate::guard::open(plain) else {
+                        return;
+                    };
+                    path.received(nonce);
+                    rx.handle_datagram(clock.now(), PathId(i as u16), inner);
+                });
             }
+            path.sock = Some(sock);
         }
         for (i, challenge) in joined {
             on_joined(&mut paths, i, conn, challenge, &mut rx, &clock);
@@ -467,8 +467,7 @@ pub fn get(
             if n == 0 {
                 break;
             }
-            out.write_all(&read_buf[..n])?;
-            hasher.update(&read_buf[..n]);
+            out.write(&read_buf[..n])?;
             delivered += n as u64;
             last_progress = std::time::Instant::now();
         }
@@ -492,15 +491,13 @@ pub fn get(
         }
     }
     let seconds = clock.now().as_secs_f64();
-    out.flush()?;
     // The FIN requests the engine queued for every pipe on completion.
     flush(&mut rx, &mut paths, &clock);
-    let got: [u8; 32] = hasher.finalize().into();
+    let got = out.finish()?;
     if got != sha256 {
         let _ = std::fs::remove_file(&part);
         return Err(GetError::Corrupt);
     }
-    drop(out);
     std::fs::rename(&part, &cfg.out)?;
     let stats = rx.stats();
     let pipes = rx

@@ -20,12 +20,21 @@ const ECHO_BATCH: usize = 32;
 /// Longest a received nonce waits to be echoed.
 pub const ECHO_DELAY: std::time::Duration = std::time::Duration::from_millis(5);
 
+/// A path's socket, and its `quinn-udp` state (GRO, GSO).
+pub struct Sock {
+    /// The socket.
+    pub sock: UdpSocket,
+    /// What the kernel offers on it.
+    pub state: quinn_udp::UdpSocketState,
+}
+
 /// One path's socket.
 pub struct PathSock {
     /// Where it goes.
     pub cfg: PathConfig,
-    /// The socket, until the path is dropped.
-    pub sock: Option<UdpSocket>,
+    /// The socket and what the kernel offers on it, until the path is
+    /// dropped.
+    pub sock: Option<Sock>,
     /// When its server was last heard on it.
     pub heard: std::time::Instant,
     /// The keys of the connection to the server it leads to.
@@ -62,7 +71,7 @@ impl PathSock {
         self.keys.seal(Self::id(i), self.pn, &mut self.buf);
         self.pn += 1;
         // A full socket buffer loses the datagram, as a network would.
-        let _ = s.send_to(&self.buf, self.cfg.to);
+        let _ = s.sock.send_to(&self.buf, self.cfg.to);
     }
 
     fn send_message(&mut self, i: usize, m: &Message) {
@@ -130,9 +139,11 @@ pub fn open_path(
     let long_ago = std::time::Instant::now()
         .checked_sub(std::time::Duration::from_secs(3600))
         .unwrap_or_else(std::time::Instant::now);
+    let sock = bind(p.via, poll, id)?;
+    let state = crate::batch::state(&sock)?;
     let mut ps = PathSock {
         cfg: p,
-        sock: Some(bind(p.via, poll, id)?),
+        sock: Some(Sock { sock, state }),
         heard: std::time::Instant::now(),
         keys,
         pn: 0,
@@ -190,7 +201,7 @@ pub fn drop_path(
     clock: &Clock,
 ) {
     if let Some(mut s) = paths[i].sock.take() {
-        let _ = poll.registry().deregister(&mut s);
+        let _ = poll.registry().deregister(&mut s.sock);
         rx.handle_event(
             clock.now(),
             HostEvent::PathDown {
@@ -200,14 +211,26 @@ pub fn drop_path(
     }
 }
 
-/// Sends what the receiver has to send, each datagram sealed on its path.
+/// Sends what the receiver has to send: each path's requests bundled,
+/// sealed, and sent in as few datagrams as fit.
 pub fn flush(rx: &mut R2cpReceiver, paths: &mut [PathSock], clock: &Clock) {
     let mut d = Vec::with_capacity(128);
     let now = clock.now();
+    let mut bundles: Vec<Vec<u8>> = vec![Vec::new(); paths.len()];
     while let Some(p) = rx.poll_transmit(now, &mut d) {
         let i = usize::from(p.0);
-        if let Some(path) = paths.get_mut(i) {
-            path.send(i, &d);
+        let Some(path) = paths.get_mut(i) else {
+            continue;
+        };
+        if !crate::bundle::push(&mut bundles[i], &d) {
+            path.send(i, &bundles[i]);
+            bundles[i].clear();
+            crate::bundle::push(&mut bundles[i], &d);
+        }
+    }
+    for (i, b) in bundles.iter().enumerate() {
+        if !b.is_empty() {
+            paths[i].send(i, b);
         }
     }
 }

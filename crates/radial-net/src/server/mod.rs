@@ -136,6 +136,12 @@ pub struct Server {
     identity: Identity,
     poll: Poll,
     sockets: Vec<UdpSocket>,
+    /// What the kernel offers on each socket (GSO, GRO).
+    states: Vec<quinn_udp::UdpSocketState>,
+    batch: crate::batch::Batch,
+    ahead: pipes::ReadAhead,
+    /// Receive buffers (taken out while their datagrams are handled).
+    receiver: Option<crate::batch::Receiver>,
     clock: Clock,
     conns: HashMap<u64, Conn>,
     /// Handshakes by (HELLO source, tag), so a repeated HELLO gets the same
@@ -174,10 +180,12 @@ impl Server {
         let root = Root::open(root, opts.follow_symlinks)?;
         let poll = Poll::new()?;
         let mut sockets = Vec::new();
+        let mut states = Vec::new();
         for (i, a) in listen.iter().enumerate() {
             let mut s = UdpSocket::bind(*a)?;
             poll.registry()
                 .register(&mut s, Token(i), Interest::READABLE)?;
+            states.push(crate::batch::state(&s)?);
             sockets.push(s);
         }
         let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
@@ -191,6 +199,10 @@ impl Server {
             identity,
             poll,
             sockets,
+            states,
+            batch: crate::batch::Batch::default(),
+            ahead: pipes::ReadAhead::default(),
+            receiver: Some(crate::batch::Receiver::default()),
             clock: Clock::new(),
             conns: HashMap::new(),
             hellos: HashMap::new(),
@@ -327,15 +339,11 @@ impl Server {
     }
 
     fn drain_socket(&mut self, s: usize) {
-        let mut data = vec![0u8; 65536];
-        loop {
-            let (n, peer) = match self.sockets[s].recv_from(&mut data) {
-                Ok(x) => x,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
-                Err(_) => return,
-            };
-            self.on_datagram(s, peer, &mut data[..n]);
+        let mut receiver = self.receiver.take().unwrap_or_default();
+        while let Ok(n @ 1..) = receiver.receive(&self.sockets[s], &self.states[s]) {
+            receiver.each(n, |from, d| self.on_datagram(s, from, d));
         }
+        self.receiver = Some(receiver);
     }
 
     fn on_datagram(&mut self, s: usize, peer: SocketAddr, d: &mut [u8]) {
@@ -474,6 +482,8 @@ impl Server {
                 }
                 let mut out = pipes::Out {
                     sock: &self.sockets[p.socket],
+                    state: &self.states[p.socket],
+                    batch: &mut self.batch,
                     keys: &c.keys,
                     path: *id,
                     pn: &mut p.pn,
@@ -481,6 +491,7 @@ impl Server {
                     nonces: &mut self.nonces,
                     stats: &mut self.stats,
                     wall,
+                    ahead: &mut self.ahead,
                 };
                 if pipe
                     .service(now, &mut out, &mut self.dgram, &mut self.hdr)

@@ -17,6 +17,7 @@ use radial_core::rcp::{RcpSender, StoredStream};
 use radial_core::{AppEvent, Instant};
 
 use super::ServerStats;
+use crate::batch::Batch;
 use crate::crypto::{Keys, HEADER_LEN};
 use crate::guard::{Nonces, ReceiptGuard, ENVELOPE_LEN};
 
@@ -49,9 +50,11 @@ pub struct Pipe {
     pub file: Arc<File>,
     /// When the receiver was last heard.
     pub last_heard: Instant,
-    /// A datagram the socket, the amplification limit or the receipt guard
-    /// would not take yet.
-    pub stash: Option<Stash>,
+    /// Sealed datagrams the socket would not take yet.
+    pub stash: Option<Batch>,
+    /// A datagram, not sealed yet, that the amplification limit, the
+    /// receipt guard or the socket held back.
+    held: Option<Vec<u8>>,
     /// What the receiver has proven it receives.
     pub guard: ReceiptGuard,
     /// The receiver asked to close (everything arrived).
@@ -60,8 +63,6 @@ pub struct Pipe {
     pub wait: Wait,
     /// One past the highest stream byte sent.
     high: u64,
-    /// The envelope nonce of the datagram last sealed.
-    last_nonce: u32,
 }
 
 /// Why a pipe waits, and so when it is worth servicing again.
@@ -90,21 +91,17 @@ impl Wait {
     }
 }
 
-/// A datagram waiting to go.
-pub enum Stash {
-    /// Not sealed yet: room for the header, the envelope, the RCP datagram.
-    Plain(Vec<u8>),
-    /// Sealed, with its envelope nonce: the socket was full.
-    Sealed(Vec<u8>, u32),
-}
-
 /// What sending a pipe's datagrams needs from the server.
 pub struct Out<'a> {
-    /// The pipe's socket.
+    /// The pipe's socket, and what the kernel offers on it.
     pub sock: &'a UdpSocket,
+    /// The socket's GSO state.
+    pub state: &'a quinn_udp::UdpSocketState,
+    /// Sealed datagrams waiting to go in one system call.
+    pub batch: &'a mut Batch,
     /// The connection's keys.
     pub keys: &'a Keys,
-    /// The path's number and its next packet number.
+    /// The path's number.
     pub path: u16,
     /// The path's next packet number.
     pub pn: &'a mut u64,
@@ -116,6 +113,51 @@ pub struct Out<'a> {
     pub stats: &'a mut ServerStats,
     /// The wall clock now, for the receipt guard.
     pub wall: std::time::Instant,
+    /// Bytes read ahead from the file.
+    pub ahead: &'a mut ReadAhead,
+}
+
+/// Bytes read from a file ahead of the segments that carry them: one read
+/// serves many consecutive segments. One buffer for the whole server (pipes
+/// are serviced one at a time), so its memory does not grow with the pipes.
+#[derive(Debug, Default)]
+pub struct ReadAhead {
+    /// The file the bytes are from (compared by identity).
+    file: Option<std::sync::Weak<File>>,
+    start: u64,
+    buf: Vec<u8>,
+}
+
+impl ReadAhead {
+    /// Bytes read at once.
+    const CHUNK: usize = 64 * 1024;
+
+    /// Fills `out` with the file's bytes at `offset`, reading ahead.
+    pub fn read(&mut self, file: &Arc<File>, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        let same = self
+            .file
+            .as_ref()
+            .is_some_and(|f| std::ptr::eq(f.as_ptr(), Arc::as_ptr(file)));
+        let end = offset + out.len() as u64;
+        if !(same && offset >= self.start && end <= self.start + self.buf.len() as u64) {
+            self.buf.resize(Self::CHUNK.max(out.len()), 0);
+            let mut got = 0;
+            while got < out.len() {
+                let n = file.read_at(&mut self.buf[got..], offset + got as u64)?;
+                if n == 0 {
+                    self.file = None;
+                    return Err(io::ErrorKind::UnexpectedEof.into());
+                }
+                got += n;
+            }
+            self.buf.truncate(got);
+            self.start = offset;
+            self.file = Some(Arc::downgrade(file));
+        }
+        let at = (offset - self.start) as usize;
+        out.copy_from_slice(&self.buf[at..at + out.len()]);
+        Ok(())
+    }
 }
 
 impl Pipe {
@@ -132,11 +174,11 @@ impl Pipe {
             file,
             last_heard: now,
             stash: None,
+            held: None,
             guard: ReceiptGuard::default(),
             finished: false,
             wait: Wait::No,
             high: 0,
-            last_nonce: 0,
         }
     }
 
@@ -151,25 +193,19 @@ impl Pipe {
         hdr: &mut Vec<u8>,
     ) -> io::Result<()> {
         self.wait = Wait::No;
-        if let Some(stash) = self.stash.take() {
-            let r = match &stash {
-                Stash::Plain(d) => {
-                    let mut d = d.clone();
-                    let r = self.send(&mut d, out);
-                    r.map_err(|w| (w, d))
-                }
-                Stash::Sealed(d, nonce) => {
-                    self.transmit(d, *nonce, out).map_err(|w| (w, d.clone()))
-                }
-            };
-            if let Err((w, d)) = r {
-                self.wait = w;
-                self.stash = Some(match (w, stash) {
-                    (Wait::Socket, Stash::Sealed(_, n)) => Stash::Sealed(d, n),
-                    (Wait::Socket, Stash::Plain(_)) => Stash::Sealed(d, self.last_nonce),
-                    (_, s) => s,
-                });
+        // A batch the socket would not take goes first, as it is.
+        if let Some(batch) = self.stash.take() {
+            *out.batch = batch;
+            if self.flush(out).is_err() {
                 return Ok(());
+            }
+        }
+        if let Some(d) = self.held.take() {
+            dgram.clear();
+            dgram.extend_from_slice(&d);
+            if self.send(dgram, out).is_err() {
+                self.held = Some(d);
+                return self.finish(out);
             }
         }
         while let Some(seg) = self.sender.poll_segment(now, hdr) {
@@ -179,21 +215,23 @@ impl Pipe {
             if seg.len > 0 {
                 let at = dgram.len();
                 dgram.resize(at + seg.len, 0);
-                self.file.read_exact_at(&mut dgram[at..], seg.offset)?;
+                out.ahead.read(&self.file, seg.offset, &mut dgram[at..])?;
                 let end = seg.offset + seg.len as u64;
                 out.stats.bytes_sent += seg.len as u64;
                 out.stats.first_bytes_sent += end.saturating_sub(seg.offset.max(self.high));
                 self.high = self.high.max(end);
             }
-            if let Err(w) = self.send(dgram, out) {
-                self.wait = w;
-                self.stash = Some(match w {
-                    Wait::Socket => Stash::Sealed(dgram.clone(), self.last_nonce),
-                    _ => Stash::Plain(dgram.clone()),
-                });
+            if self.send(dgram, out).is_err() {
+                self.held = Some(dgram.clone());
                 break;
             }
         }
+        self.finish(out)
+    }
+
+    /// Sends what the batch holds, and notes whether the receiver closed.
+    fn finish(&mut self, out: &mut Out<'_>) -> io::Result<()> {
+        let _ = self.flush(out);
         while let Some(ev) = self.sender.next_app_event() {
             if ev == AppEvent::Closed {
                 self.finished = true;
@@ -202,41 +240,45 @@ impl Pipe {
         Ok(())
     }
 
-    /// Seals and sends `d` (room for the header and the envelope, then the
-    /// RCP datagram) unless the address is unproven and it would take the
-    /// path past three times what it received, or the receiver has not
-    /// proven receipt of enough of what it was sent. A full socket leaves
-    /// `d` sealed (`Wait::Socket`), to be sent as it is.
+    /// Hands the batch to the socket; if it is full the batch waits in the
+    /// pipe (`Wait::Socket`).
+    fn flush(&mut self, out: &mut Out<'_>) -> Result<(), Wait> {
+        if out.batch.flush(out.sock, out.state).is_err() {
+            self.stash = Some(std::mem::take(out.batch));
+            self.wait = Wait::Socket;
+            return Err(Wait::Socket);
+        }
+        Ok(())
+    }
+
+    /// Seals `d` (room for the header and the envelope, then the RCP
+    /// datagram) into the batch, unless the address is unproven and it
+    /// would take the path past three times what it received, the receiver
+    /// has not proven receipt of enough of what it was sent, or the socket
+    /// will not take the batch before it. `d` is left unsealed when refused.
     fn send(&mut self, d: &mut Vec<u8>, out: &mut Out<'_>) -> Result<(), Wait> {
-        let len = (d.len() + out.keys.tag_len()) as u64;
+        let len = d.len() + out.keys.tag_len();
         let auth = &mut *out.auth;
-        if !auth.validated && auth.tx + len > AMPLIFICATION * auth.rx {
+        if !auth.validated && auth.tx + len as u64 > AMPLIFICATION * auth.rx {
             out.stats.amplification_waits += 1;
+            self.wait = Wait::Peer;
             return Err(Wait::Peer);
         }
-        if !self.guard.allows(len as usize, out.wall) {
+        if !self.guard.allows(len, out.wall) {
             out.stats.receipt_waits += 1;
-            return Err(self.guard.next_expiry().map_or(Wait::Peer, Wait::Until));
+            self.wait = self.guard.next_expiry().map_or(Wait::Peer, Wait::Until);
+            return Err(self.wait);
+        }
+        if !out.batch.fits(self.peer, len, out.state.max_gso_segments()) {
+            self.flush(out)?;
         }
         let nonce = out.nonces.draw();
         crate::guard::stamp(nonce, &mut d[HEADER_LEN..]);
         out.keys.seal(out.path, *out.pn, d);
         *out.pn += 1;
-        self.last_nonce = nonce;
-        self.transmit(d, nonce, out)
-    }
-
-    /// Sends sealed datagram `d` whose envelope carries `nonce`.
-    fn transmit(&mut self, d: &[u8], nonce: u32, out: &mut Out<'_>) -> Result<(), Wait> {
-        match out.sock.send_to(d, self.peer) {
-            Ok(_) => {}
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Err(Wait::Socket),
-            // Unreachable peers and the like: the datagram is lost, as on a
-            // network; the protocol recovers.
-            Err(_) => {}
-        }
-        self.guard.sent(nonce, d.len(), out.wall);
-        out.auth.tx += d.len() as u64;
+        out.batch.push(self.peer, d);
+        self.guard.sent(nonce, len, out.wall);
+        out.auth.tx += len as u64;
         Ok(())
     }
 }

@@ -35,6 +35,17 @@ impl Server {
         if !self.path_for(s, peer, cid, (id, pn), len, now) {
             return;
         }
+        if crate::bundle::is_bundle(plain) {
+            match crate::bundle::split(plain) {
+                Some(ds) => {
+                    for d in ds {
+                        self.on_rcp(cid, id, d, now);
+                    }
+                }
+                None => self.stats.malformed += 1,
+            }
+            return;
+        }
         if !is_session(plain) {
             self.on_rcp(cid, id, plain, now);
             return;
