@@ -122,11 +122,18 @@ impl ReceiptGuard {
         self.order.front().map(|&(at, _)| at + Self::EXPIRY)
     }
 
-    /// A datagram of `len` bytes went out with `nonce`.
+    /// A datagram of `len` bytes went out with `nonce`. A nonce still
+    /// outstanding from an earlier datagram (two draws of 32 bits can
+    /// collide) counts both: one echo proves them together.
     pub fn sent(&mut self, nonce: u32, len: usize, now: Instant) {
-        if self.unproven.insert(nonce, len as u64).is_none() {
-            self.unproven_bytes += len as u64;
-            self.order.push_back((now, nonce));
+        let len = len as u64;
+        self.unproven_bytes += len;
+        match self.unproven.entry(nonce) {
+            std::collections::hash_map::Entry::Occupied(mut e) => *e.get_mut() += len,
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(len);
+                self.order.push_back((now, nonce));
+            }
         }
     }
 
@@ -252,6 +259,21 @@ mod tests {
             }
         }
         assert!(last_second <= 2 * ReceiptGuard::INITIAL, "{last_second}");
+    }
+
+    #[test]
+    fn a_nonce_drawn_twice_keeps_the_count_right() {
+        let t0 = Instant::now();
+        let mut g = ReceiptGuard::default();
+        g.sent(7, 100, t0);
+        g.sent(7, 1000, t0);
+        assert!(!g.allows(ReceiptGuard::INITIAL as usize - 1000, t0));
+        assert!(g.echoed(7, t0));
+        assert_eq!(g.proven, 1100);
+        assert!(g.allows(ReceiptGuard::INITIAL as usize, t0));
+        g.sent(8, 10, t0);
+        g.sent(8, 20, t0);
+        assert!(g.allows(ReceiptGuard::INITIAL as usize, t0 + ReceiptGuard::EXPIRY));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use radial_net::{get, hash_file, GetConfig, Limits};
 
 mod common;
 use common::raw::{peak_rss, pull, syn, Raw};
-use common::{serve, Fixture};
+use common::{serve, serve_with, Fixture};
 
 /// A legitimate download of the fixture's file, checked end to end.
 fn legitimate_download(f: &Fixture) {
@@ -116,4 +116,24 @@ fn paths_past_the_per_connection_cap_are_refused() {
     let stats = f.stats();
     assert_eq!(stats.rejected as usize, 40 - joined, "{stats:?}");
     assert_eq!(stats.live_paths as usize, cap);
+}
+
+#[test]
+fn connections_past_their_cap_evict_the_oldest_without_a_pipe() {
+    // Clients that finish the handshake and ask for the file but open no
+    // pipe: the server keeps at most its cap of connections.
+    let limits = Limits {
+        connections: 100,
+        ..Limits::default()
+    };
+    let f = serve_with("connflood", 1_000_000, limits);
+    for conn in 0..300u16 {
+        let mut raw = Raw::from(&format!("127.0.3.{}", 1 + conn % 200), f.server);
+        raw.connect(conn);
+    }
+    legitimate_download(&f);
+    let stats = f.stats();
+    assert!(stats.live_connections <= 100, "{stats:?}");
+    assert!(stats.evicted >= 200, "{stats:?}");
+    assert_eq!(stats.completed, 1, "{stats:?}");
 }

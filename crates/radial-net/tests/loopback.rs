@@ -44,7 +44,7 @@ fn losing_an_address_mid_transfer_hands_off_to_the_other() {
     let (tx, rx) = mpsc::channel();
     let mut dropped_at = None;
     let s = get(&cfg, Some(&rx), |p| {
-        if dropped_at.is_none() && p.delivered < p.size {
+        if dropped_at.is_none() && p.delivered > 0 && p.delivered < p.size {
             tx.send(Control::Drop(0)).unwrap();
             dropped_at = Some(p.delivered);
         }

@@ -86,71 +86,16 @@ enum Command {
         /// Address to listen on, e.g. 0.0.0.0:7400 (repeatable).
         #[arg(long, required = true)]
         listen: Vec<String>,
-        /// Follow symbolic links that lead out of the root (by default a
-        /// link may only lead to another place beneath it).
-        #[arg(long)]
-        follow_symlinks: bool,
-        /// Write one line per transfer (client, file, size, pipes, time,
-        /// outcome) to FILE, or `-` for standard output.
-        #[arg(long, value_name = "FILE")]
-        log: Option<PathBuf>,
-        /// The server's key pair, created there if missing (default:
-        /// server.key in the configuration directory,
-        /// $XDG_CONFIG_HOME/radial or ~/.config/radial).
-        #[arg(long, value_name = "FILE")]
-        key: Option<PathBuf>,
-        /// Also serve clients that ask for no encryption (for measuring
-        /// its cost; never on an untrusted network).
-        #[arg(long)]
-        insecure: bool,
+        #[command(flatten)]
+        flags: crate::net::ServeFlags,
     },
-    /// Download radial://HOST:PORT/PATH with one R²CP pipe per local address,
-    /// verify its SHA-256 and print a summary.
+    /// Download radial://HOST[:PORT]/PATH with one R²CP pipe per local
+    /// address, verify its SHA-256 and print a summary.
     Get {
-        /// radial://HOST:PORT/PATH
+        /// radial://HOST[:PORT]/PATH (port 7400 when not given)
         url: String,
-        /// Local address for one pipe, e.g. 192.168.1.5 or 10.0.0.2:0
-        /// (repeatable; default: any local address). `ADDR@HOST:PORT` sends
-        /// that pipe to HOST:PORT instead (an emulated path's front).
-        #[arg(long)]
-        via: Vec<String>,
-        /// A replica of the server, HOST:PORT (repeatable): if the server
-        /// falls silent, the transfer moves there, fetching only what is
-        /// missing.
-        #[arg(long)]
-        replica: Vec<String>,
-        /// How the paths are used: `aggregate` (every address, and every
-        /// replica, at once), `handoff` (one at a time: the next address,
-        /// then the replicas, when the current one is gone or silent), or
-        /// `target=RATE,prefer=ADDR` (aggregation held to RATE, served
-        /// first through ADDR).
-        #[arg(long, default_value = "aggregate")]
-        policy: String,
-        /// Output file (default: the file's name, in the current
-        /// directory). It is written as FILE.part and renamed once its
-        /// SHA-256 matches.
-        #[arg(short = 'o', long)]
-        out: Option<PathBuf>,
-        /// Replace the output file if it exists.
-        #[arg(long)]
-        force: bool,
-        /// The server's public key (64 hex digits, as `radial serve`
-        /// prints it): any other is refused. Without it, the key a server
-        /// showed the first time is recorded in the known-servers file and
-        /// required from then on.
-        #[arg(long, value_name = "HEX")]
-        server_key: Option<String>,
-        /// The known-servers file (default: known_servers in the
-        /// configuration directory).
-        #[arg(long, value_name = "FILE")]
-        known_servers: Option<PathBuf>,
-        /// Ask for no encryption (the server must allow it with
-        /// --insecure): for measuring what encryption costs.
-        #[arg(long)]
-        insecure: bool,
-        /// Print the summary as JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        flags: crate::net::GetFlags,
     },
     /// Emulate wireless paths on loopback between `radial get` and a server:
     /// each path of the file relays datagrams through links with a rate, a
@@ -256,45 +201,9 @@ pub fn main() -> ExitCode {
         Command::Serve {
             root,
             listen,
-            follow_symlinks,
-            log,
-            key,
-            insecure,
-        } => crate::net::serve(
-            &root,
-            &listen,
-            &crate::net::ServeFlags {
-                follow_symlinks,
-                log,
-                key,
-                insecure,
-            },
-        ),
-        Command::Get {
-            url,
-            via,
-            replica,
-            policy,
-            out,
-            force,
-            server_key,
-            known_servers,
-            insecure,
-            json,
-        } => crate::net::get(
-            &url,
-            &crate::net::GetFlags {
-                via,
-                replica,
-                policy,
-                out,
-                force,
-                server_key,
-                known_servers,
-                insecure,
-                json,
-            },
-        ),
+            flags,
+        } => crate::net::serve(&root, &listen, &flags),
+        Command::Get { url, flags } => crate::net::get(&url, &flags),
         Command::Emulate { file } => crate::emulate::emulate(&file),
         Command::BenchOne {
             scenario,

@@ -12,15 +12,24 @@ use radial_net::{GetConfig, GetError, PathConfig, Server, ServerOptions, Trust};
 use crate::cli::CliError;
 
 /// The flags of `radial serve`.
-#[derive(Clone, Debug, Default)]
+#[derive(clap::Args, Clone, Debug)]
 pub struct ServeFlags {
-    /// `--follow-symlinks`.
+    /// Follow symbolic links that lead out of the root (by default a
+    /// link may only lead to another place beneath it).
+    #[arg(long)]
     pub follow_symlinks: bool,
-    /// `--log FILE|-`.
+    /// Write one line per transfer (client, file, size, pipes, time,
+    /// outcome) to FILE, or `-` for standard output.
+    #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
-    /// `--key FILE`.
+    /// The server's key pair, created there if missing (default:
+    /// server.key in the configuration directory,
+    /// $XDG_CONFIG_HOME/radial or ~/.config/radial).
+    #[arg(long, value_name = "FILE")]
     pub key: Option<PathBuf>,
-    /// `--insecure`.
+    /// Also serve clients that ask for no encryption (for measuring
+    /// its cost; never on an untrusted network).
+    #[arg(long)]
     pub insecure: bool,
 }
 
@@ -313,25 +322,49 @@ fn apply_policy(
 }
 
 /// The flags of `radial get`.
-#[derive(Clone, Debug, Default)]
+#[derive(clap::Args, Clone, Debug)]
 pub struct GetFlags {
-    /// `--via`, as given.
+    /// Local address for one pipe, e.g. 192.168.1.5 or 10.0.0.2:0
+    /// (repeatable; default: any local address). `ADDR@HOST:PORT` sends
+    /// that pipe to HOST:PORT instead (an emulated path's front).
+    #[arg(long)]
     pub via: Vec<String>,
-    /// `--replica`, as given.
+    /// A replica of the server, HOST:PORT (repeatable): if the server
+    /// falls silent, the transfer moves there, fetching only what is
+    /// missing.
+    #[arg(long)]
     pub replica: Vec<String>,
-    /// `--policy`.
+    /// How the paths are used: `aggregate` (every address, and every
+    /// replica, at once), `handoff` (one at a time: the next address,
+    /// then the replicas, when the current one is gone or silent), or
+    /// `target=RATE,prefer=ADDR` (aggregation held to RATE, served
+    /// first through ADDR).
+    #[arg(long, default_value = "aggregate")]
     pub policy: String,
-    /// `-o`.
+    /// Output file (default: the file's name, in the current
+    /// directory). It is written as FILE.part and renamed once its
+    /// SHA-256 matches.
+    #[arg(short = 'o', long)]
     pub out: Option<PathBuf>,
-    /// `--force`: replace an existing output file.
+    /// Replace the output file if it exists.
+    #[arg(long)]
     pub force: bool,
-    /// `--server-key HEX`.
+    /// The server's public key (64 hex digits, as `radial serve`
+    /// prints it): any other is refused. Without it, the key a server
+    /// showed the first time is recorded in the known-servers file and
+    /// required from then on.
+    #[arg(long, value_name = "HEX")]
     pub server_key: Option<String>,
-    /// `--known-servers FILE`.
+    /// The known-servers file (default: known_servers in the
+    /// configuration directory).
+    #[arg(long, value_name = "FILE")]
     pub known_servers: Option<PathBuf>,
-    /// `--insecure`.
+    /// Ask for no encryption (the server must allow it with
+    /// --insecure): for measuring what encryption costs.
+    #[arg(long)]
     pub insecure: bool,
-    /// `--json`.
+    /// Print the summary as JSON.
+    #[arg(long)]
     pub json: bool,
 }
 

@@ -147,6 +147,8 @@ pub struct Server {
     /// Handshakes by (HELLO source, tag), so a repeated HELLO gets the same
     /// reply.
     hellos: HashMap<(SocketAddr, [u8; 8]), u64>,
+    /// Every connection in the order it was made.
+    conn_order: Fifo<u64>,
     half_open: Fifo<u64>,
     half_open_count: usize,
     half_open_by_ip: PerAddress,
@@ -206,6 +208,7 @@ impl Server {
             clock: Clock::new(),
             conns: HashMap::new(),
             hellos: HashMap::new(),
+            conn_order: Fifo::default(),
             half_open: Fifo::default(),
             half_open_count: 0,
             half_open_by_ip: PerAddress::default(),
@@ -284,21 +287,39 @@ impl Server {
                     self.drain_socket(ev.token().0);
                 }
             }
-            self.on_timers();
-            self.service_all();
-            let now = self.clock.now();
-            if now - self.last_sweep >= SWEEP {
-                self.last_sweep = now;
-                self.forget_idle(now);
-                if let Ok(mut s) = self.shared.lock() {
-                    *s = self.stats();
-                }
-            }
+            self.after_input();
         }
         if let Ok(mut s) = self.shared.lock() {
             *s = self.stats();
         }
         Ok(())
+    }
+
+    /// Handles `d` as if it had arrived on the first listening socket from
+    /// `peer`, then fires due timers and sends what is due, as one turn of
+    /// [`Server::run`] would: for fuzzing and for tests that drive the
+    /// server without its event loop.
+    #[doc(hidden)]
+    pub fn handle_datagram(&mut self, peer: SocketAddr, d: &mut [u8]) {
+        self.on_datagram(0, peer, d);
+        self.on_hashed();
+        self.after_input();
+    }
+
+    /// What follows the datagrams of one turn: due timers, sending, and
+    /// (four times a second) the sweep of idle state and the counters'
+    /// snapshot.
+    fn after_input(&mut self) {
+        self.on_timers();
+        self.service_all();
+        let now = self.clock.now();
+        if now - self.last_sweep >= SWEEP {
+            self.last_sweep = now;
+            self.forget_idle(now);
+            if let Ok(mut s) = self.shared.lock() {
+                *s = self.stats();
+            }
+        }
     }
 
     /// How long the poll may sleep: until the next sender timer, a pipe
@@ -424,6 +445,7 @@ impl Server {
             },
         );
         self.hellos.insert((peer, tag), cid);
+        self.conn_order.push(cid);
         self.half_open.push(cid);
         self.half_open_count += 1;
         self.half_open_by_ip.add(peer.ip());
@@ -442,6 +464,20 @@ impl Server {
             match self
                 .half_open
                 .pop_oldest(|c| conns.get(c).is_some_and(Conn::half_open))
+            {
+                Some(old) => {
+                    self.forget_conn(old, "evicted");
+                    self.stats.evicted += 1;
+                }
+                None => return false,
+            }
+        }
+        if self.conns.len() >= limits.connections {
+            // The oldest connection without a pipe gives way.
+            let conns = &self.conns;
+            match self
+                .conn_order
+                .pop_oldest(|c| conns.get(c).is_some_and(|c| c.pipes() == 0))
             {
                 Some(old) => {
                     self.forget_conn(old, "evicted");

@@ -11,7 +11,9 @@ use std::net::IpAddr;
 /// Caps on the server's state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// Sessions answered (GET → OFFER) on which no pipe has opened yet.
+    /// Connections (handshakes answered).
+    pub connections: usize,
+    /// Connections whose client has not yet shown it holds the keys.
     pub half_open: usize,
     /// Of those, from one source address.
     pub half_open_per_address: usize,
@@ -29,6 +31,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
+            connections: 16_384,
             half_open: 4096,
             half_open_per_address: 64,
             paths_per_session: 16,

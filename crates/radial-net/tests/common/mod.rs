@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod paths;
 pub mod raw;
 
 use std::net::SocketAddr;
@@ -50,6 +51,11 @@ impl Drop for Fixture {
 /// Serves a file of `size` pseudo-random bytes from a fresh directory
 /// named after `name`.
 pub fn serve(name: &str, size: usize) -> Fixture {
+    serve_with(name, size, radial_net::Limits::default())
+}
+
+/// As [`serve`], with other caps on the server's state.
+pub fn serve_with(name: &str, size: usize, limits: radial_net::Limits) -> Fixture {
     let dir = std::env::temp_dir().join(format!("radial-net-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("root")).unwrap();
@@ -63,7 +69,15 @@ pub fn serve(name: &str, size: usize) -> Fixture {
         })
         .collect();
     std::fs::write(dir.join("root/data.bin"), &data).unwrap();
-    let mut server = Server::bind(&dir.join("root"), &["127.0.0.1:0".parse().unwrap()]).unwrap();
+    let mut server = Server::with_options(
+        &dir.join("root"),
+        &["127.0.0.1:0".parse().unwrap()],
+        radial_net::ServerOptions {
+            limits,
+            ..radial_net::ServerOptions::default()
+        },
+    )
+    .unwrap();
     let addr = server.local_addrs()[0];
     let stop = Arc::new(AtomicBool::new(false));
     let s = stop.clone();
