@@ -94,15 +94,15 @@ pub fn aggregation() -> (Summary, f64) {
 }
 
 /// Two 20 Mbit/s paths; path 0's interface goes at the first progress
-/// report after the first bytes (its link drops everything and the client
-/// is told): the summary and what was delivered in order by then.
+/// report past a quarter of the file (its link drops everything and the
+/// client is told): the summary and what was delivered in order by then.
 pub fn handoff() -> (Summary, u64) {
     let f = serve("handoff", 20_000_000);
     let (emu, cfg) = two_paths(&f, path(20, 10), path(20, 30));
     let (tx, rx) = mpsc::channel();
     let mut gone = None;
     let s = get(&cfg, Some(&rx), |p| {
-        if gone.is_none() && p.delivered > 0 && p.delivered < p.size {
+        if gone.is_none() && p.delivered > p.size / 4 && p.delivered < p.size {
             emu.command(EmuCommand::SetUp(0, false));
             tx.send(Control::Drop(0)).unwrap();
             gone = Some(p.delivered);
@@ -113,8 +113,8 @@ pub fn handoff() -> (Summary, u64) {
     (s, gone.expect("a report before the end"))
 }
 
-/// Path 0 goes silent for 3 s at the first progress report after the
-/// first bytes, and nothing tells the client: the summary.
+/// Path 0 goes silent for 3 s at the first progress report past a quarter
+/// of the file, and nothing tells the client: the summary.
 pub fn blackout() -> Summary {
     let f = serve("blackout", 20_000_000);
     let (emu, cfg) = two_paths(&f, path(20, 10), path(20, 30));
@@ -122,7 +122,7 @@ pub fn blackout() -> Summary {
     let e = emu.clone();
     let mut down = false;
     let s = get(&cfg, None, |p| {
-        if !down && p.delivered > 0 && p.delivered < p.size {
+        if !down && p.delivered > p.size / 4 && p.delivered < p.size {
             e.command(EmuCommand::SetUp(0, false));
             let e2 = e.clone();
             thread::spawn(move || {
