@@ -114,6 +114,14 @@ impl ReassemblyBuffer {
     pub fn new() -> Self {
         Self::default()
     }
+    /// An empty buffer expecting `offset`: the bytes before it are held
+    /// elsewhere (a download resumed from a partial file).
+    pub fn starting_at(offset: u64) -> Self {
+        ReassemblyBuffer {
+            next: offset,
+            ..Self::default()
+        }
+    }
     /// Offset of the next in-order byte expected.
     pub fn next(&self) -> u64 {
         self.next

@@ -108,3 +108,41 @@ fn a_download_stands_under_its_name_only_once_verified() {
     assert!(!part.exists());
     assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());
 }
+
+#[test]
+fn a_partial_download_resumes_asking_only_for_what_it_lacks() {
+    let size = 8_000_000;
+    let f = serve("resume", size);
+    let mut cfg = config(&f, "data.bin");
+    cfg.resume = true;
+    // The first 3 MB of an earlier attempt.
+    let data = std::fs::read(f.file()).unwrap();
+    let part = radial_net::client::part_path(&cfg.out);
+    std::fs::write(&part, &data[..3_000_000]).unwrap();
+    let s = get(&cfg, None, |_| {}).unwrap();
+    assert_eq!(s.resumed_from, 3_000_000);
+    assert_eq!(std::fs::read(&cfg.out).unwrap(), data);
+    assert!(!part.exists());
+    let stats = f.stats();
+    assert!(
+        stats.first_bytes_sent <= (size - 3_000_000) as u64,
+        "the server sent {} new bytes for the {} lacking",
+        stats.first_bytes_sent,
+        size - 3_000_000
+    );
+}
+
+#[test]
+fn a_partial_download_of_another_file_is_caught_and_thrown_away() {
+    let f = serve("resumebad", 1_000_000);
+    let mut cfg = config(&f, "data.bin");
+    cfg.resume = true;
+    let part = radial_net::client::part_path(&cfg.out);
+    std::fs::write(&part, vec![0xAA; 400_000]).unwrap();
+    let e = get(&cfg, None, |_| {}).unwrap_err();
+    assert!(matches!(e, GetError::Corrupt), "{e}");
+    assert!(!part.exists() && !cfg.out.exists());
+    // The next attempt starts afresh and succeeds.
+    get(&cfg, None, |_| {}).unwrap();
+    assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());
+}

@@ -349,6 +349,12 @@ pub struct GetFlags {
     /// Replace the output file if it exists.
     #[arg(long)]
     pub force: bool,
+    /// Resume an interrupted download from FILE.part: its bytes are kept
+    /// and only the rest is asked for (the whole file is still checked
+    /// against the server's SHA-256; a partial file of something else is
+    /// thrown away).
+    #[arg(long = "continue")]
+    pub resume: bool,
     /// The server's public key (64 hex digits, as `radial serve`
     /// prints it): any other is refused. Without it, the key a server
     /// showed the first time is recorded in the known-servers file and
@@ -472,6 +478,7 @@ pub fn get(url: &str, flags: &GetFlags) -> Result<(), CliError> {
         ),
     };
     cfg.insecure = flags.insecure;
+    cfg.resume = flags.resume;
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
@@ -515,6 +522,9 @@ pub fn get(url: &str, flags: &GetFlags) -> Result<(), CliError> {
             );
         }
     }
+    if s.resumed_from > 0 && !json {
+        println!("resumed after the {} bytes already held", s.resumed_from);
+    }
     if s.migrations > 0 && !json {
         println!("moved to a replica {} time(s)", s.migrations);
     }
@@ -543,6 +553,7 @@ pub fn get(url: &str, flags: &GetFlags) -> Result<(), CliError> {
             "re_requests": s.re_requests,
             "duplicate_bytes": s.duplicate_bytes,
             "migrations": s.migrations,
+            "resumed_from": s.resumed_from,
         });
         println!(
             "{}",

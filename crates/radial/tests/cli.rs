@@ -650,3 +650,22 @@ fn get_refuses_a_server_whose_key_is_not_the_trusted_one() {
     let o = get("f.bin", &["--server-key", "12"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn get_continue_resumes_from_the_part_file() {
+    let (dir, data, _server, addr) = serve_file("continue", 2_000_000, |i| (i * 31 + i / 7) as u8);
+    let out = dir.join("got.bin");
+    std::fs::write(dir.join("got.bin.part"), &data[..700_000]).unwrap();
+    let o = radial(&[
+        "get",
+        &format!("radial://{addr}/f.bin"),
+        "-o",
+        out.to_str().unwrap(),
+        "--continue",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["resumed_from"], 700_000);
+    assert_eq!(std::fs::read(&out).unwrap(), data);
+}

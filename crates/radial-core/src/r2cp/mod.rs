@@ -104,9 +104,18 @@ impl R2cpReceiver {
     /// A receiver with no pipe yet; the driver opens paths with
     /// [`HostEvent::PathUp`].
     pub fn new(config: R2cpConfig) -> Self {
+        Self::resuming_at(config, 0)
+    }
+
+    /// A receiver that already holds the stream's first `offset` bytes (a
+    /// download resumed from a partial file): it asks only for the rest,
+    /// its first requests carry SEG.DEQ = `offset` (so a sender skips
+    /// there, as for a replica joining midway, §4.4.2), and
+    /// [`Endpoint::read`] returns bytes from `offset` on.
+    pub fn resuming_at(config: R2cpConfig, offset: u64) -> Self {
         R2cpReceiver {
-            buffer: ReassemblyBuffer::new(),
-            sched: Scheduler::new(config.pipe.mss, config.scheduling),
+            buffer: ReassemblyBuffer::starting_at(offset),
+            sched: Scheduler::starting_at(config.pipe.mss, config.scheduling, offset),
             pipes: Vec::new(),
             closed_pipes: Vec::new(),
             fin: None,

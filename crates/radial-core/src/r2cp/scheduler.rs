@@ -98,6 +98,15 @@ impl Scheduler {
         }
     }
 
+    /// An empty schedule whose first segment starts at `offset`: nothing
+    /// below it is ever requested.
+    pub fn starting_at(mss: u64, scheduling: Scheduling, offset: u64) -> Self {
+        Scheduler {
+            frontier: offset,
+            ..Scheduler::new(mss, scheduling)
+        }
+    }
+
     /// Segments requested again after a loss or a pipe's closing.
     pub fn re_requests(&self) -> u64 {
         self.re_requests

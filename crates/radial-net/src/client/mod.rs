@@ -10,7 +10,6 @@ mod writer;
 
 pub use ask::Trust;
 
-use std::fs::File;
 use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -66,6 +65,9 @@ pub struct GetConfig {
     /// Ask for no encryption (the server must allow it): for measuring
     /// what encryption costs.
     pub insecure: bool,
+    /// Resume from `out`'s `.part` file: its bytes are kept (and checked
+    /// with the rest against the SHA-256), only the rest is asked for.
+    pub resume: bool,
 }
 
 impl GetConfig {
@@ -82,6 +84,7 @@ impl GetConfig {
             out,
             trust: Trust::Any,
             insecure: false,
+            resume: false,
         }
     }
 }
@@ -142,12 +145,14 @@ pub struct Summary {
     pub migrations: u32,
     /// Servers met for the first time, whose keys are now trusted.
     pub first_contacts: Vec<(SocketAddr, [u8; 32])>,
+    /// Bytes a resumed download already held.
+    pub resumed_from: u64,
 }
 
 impl Summary {
-    /// Goodput in Mbit/s.
+    /// Goodput in Mbit/s (of the bytes this run fetched).
     pub fn mbps(&self) -> f64 {
-        self.bytes as f64 * 8.0 / self.seconds.max(1e-9) / 1e6
+        (self.bytes - self.resumed_from) as f64 * 8.0 / self.seconds.max(1e-9) / 1e6
     }
 }
 
@@ -308,7 +313,16 @@ pub fn get(
         prefer: PathId(prefer as u16),
         period: TargetRate::DEFAULT_PERIOD,
     });
-    let mut rx = R2cpReceiver::new(r2cp);
+    // A resumed download keeps what its `.part` file holds (unless that is
+    // more than the file: then it starts again).
+    let part = part_path(&cfg.out);
+    let held = if cfg.resume {
+        std::fs::metadata(&part).map_or(0, |m| m.len())
+    } else {
+        0
+    };
+    let held = if held > size { 0 } else { held };
+    let mut rx = R2cpReceiver::resuming_at(r2cp, held);
     let mut paths: Vec<PathSock> = Vec::new();
     for p in &cfg.paths {
         open_path(&mut paths, *p, keys_of(&offers, p.to), conn, &poll)?;
@@ -323,15 +337,20 @@ pub fn get(
     // The download goes to FILE.part, renamed to FILE once its SHA-256
     // matches: an interrupted or failed download never stands under the
     // final name.
-    let part = part_path(&cfg.out);
-    let mut out = writer::Writer::start(File::create(&part)?)?;
-    let mut delivered = 0u64;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&part)?;
+    let mut out = writer::Writer::resume(file, held)?;
+    let mut delivered = held;
     let mut read_buf = vec![0u8; 1 << 16];
     let mut receiver = crate::batch::Receiver::default();
     let mut events = Events::with_capacity(256);
     let mut last_progress = std::time::Instant::now();
     let mut last_report = std::time::Instant::now();
-    let mut done = size == 0;
+    let mut done = held == size;
     while !done {
         if let Some(c) = control {
             loop {
@@ -521,6 +540,7 @@ pub fn get(
             .iter()
             .filter_map(|(to, o)| o.first_contact.map(|k| (*to, k)))
             .collect(),
+        resumed_from: held,
     })
 }
 

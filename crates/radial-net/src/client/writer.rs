@@ -20,15 +20,30 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// Starts writing to `file`.
-    pub fn start(file: File) -> io::Result<Writer> {
+    /// Starts writing to `file` after its first `held` bytes, which it
+    /// hashes first (a download resumed from a partial file); anything past
+    /// them is cut off.
+    pub fn resume(mut file: File, held: u64) -> io::Result<Writer> {
+        file.set_len(held)?;
         let (tx, rx) = sync_channel::<Vec<u8>>(DEPTH);
         let (back, spare): (Sender<Vec<u8>>, _) = channel();
         let handle = std::thread::Builder::new()
             .name("radial-writer".into())
             .spawn(move || {
-                let mut out = BufWriter::with_capacity(1 << 20, file);
+                use std::io::{Read, Seek, SeekFrom};
                 let mut h = Sha256::new();
+                file.seek(SeekFrom::Start(0))?;
+                let mut prefix = (&mut file).take(held);
+                let mut buf = vec![0u8; 1 << 16];
+                loop {
+                    let n = prefix.read(&mut buf)?;
+                    if n == 0 {
+                        break;
+                    }
+                    h.update(&buf[..n]);
+                }
+                file.seek(SeekFrom::Start(held))?;
+                let mut out = BufWriter::with_capacity(1 << 20, file);
                 for chunk in rx {
                     h.update(&chunk);
                     out.write_all(&chunk)?;
@@ -82,7 +97,7 @@ mod tests {
     #[test]
     fn what_is_written_is_on_disk_and_hashed_in_order() {
         let p = std::env::temp_dir().join(format!("radial-writer-{}", std::process::id()));
-        let mut w = Writer::start(File::create(&p).unwrap()).unwrap();
+        let mut w = Writer::resume(File::create(&p).unwrap(), 0).unwrap();
         let mut all = Vec::new();
         for i in 0..1000u32 {
             let chunk: Vec<u8> = (0..(i % 97) * 13).map(|j| (i ^ j) as u8).collect();
@@ -92,6 +107,19 @@ mod tests {
         let h = w.finish().unwrap();
         assert_eq!(h[..], Sha256::digest(&all)[..]);
         assert_eq!(std::fs::read(&p).unwrap(), all);
+        // Resumed after its first 1,000 bytes (what follows them is cut).
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&p)
+            .unwrap();
+        let mut w = Writer::resume(f, 1000).unwrap();
+        w.write(b"tail").unwrap();
+        let h = w.finish().unwrap();
+        let mut expect = all[..1000].to_vec();
+        expect.extend_from_slice(b"tail");
+        assert_eq!(h[..], Sha256::digest(&expect)[..]);
+        assert_eq!(std::fs::read(&p).unwrap(), expect);
         let _ = std::fs::remove_file(&p);
     }
 }

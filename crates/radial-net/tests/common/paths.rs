@@ -56,6 +56,7 @@ pub fn two_paths(f: &Fixture, a: PathModel, b: PathModel) -> (Emulator, GetConfi
         out: f.dir.join("out.bin"),
         trust: Trust::Any,
         insecure: false,
+        resume: false,
     };
     (emu, cfg)
 }
@@ -170,6 +171,7 @@ pub fn under_garbage() -> (f64, f64) {
             out: f.dir.join(format!("{name}.bin")),
             trust: Trust::Any,
             insecure: false,
+            resume: false,
         };
         let s = get(&cfg, None, |_| {}).unwrap();
         assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());
