@@ -55,11 +55,16 @@ fn harness() -> &'static Mutex<Harness> {
 fn connect(h: &mut Harness) -> Option<Keys> {
     let me = h.client.local_addr().unwrap();
     let (hs, mut hello) = ClientHandshake::start(false);
-    h.server.handle_datagram(me, &mut hello);
+    h.server.handle_datagram(me, &mut hello.clone());
     let mut buf = [0u8; 65536];
     while let Ok(n) = h.client.recv(&mut buf) {
         if hs.is_reply(&buf[..n]) {
             return hs.finish(&buf[..n]).ok().map(|e| e.keys);
+        }
+        // A server under load asks for the retry token first.
+        if let Some(again) = hs.with_token(&hello, &buf[..n]) {
+            hello = again;
+            h.server.handle_datagram(me, &mut hello.clone());
         }
     }
     None

@@ -90,8 +90,8 @@ fn main() {
     );
     let result = get(&cfg, None, |_| {});
     let took = t0.elapsed().as_secs_f64();
-    let intact = result.is_ok()
-        && hash_file(&cfg.out).ok() == hash_file(&dir.join("root/f.bin")).ok();
+    let intact =
+        result.is_ok() && hash_file(&cfg.out).ok() == hash_file(&dir.join("root/f.bin")).ok();
     let sent: u64 = flooders.into_iter().map(|h| h.join().unwrap()).sum();
     stop.store(true, Ordering::Relaxed);
     let stats = srv.join().unwrap();
@@ -103,11 +103,12 @@ fn main() {
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         })
         .map_or(0, |kb| kb / 1024);
-    println!("| flood datagrams sent | over s | handshakes answered | evicted | refused (caps) | malformed + unknown | peak RSS MB (whole process) | 10 MB download during the flood |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| flood datagrams sent | over s | handshakes answered | RETRYs | evicted | refused (caps) | malformed + unknown | peak RSS MB (whole process) | 10 MB download during the flood |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     println!(
-        "| {sent} | {secs} | {} | {} | {} | {} | {rss_mb} | {} in {took:.1} s |",
+        "| {sent} | {secs} | {} | {} | {} | {} | {} | {rss_mb} | {} in {took:.1} s |",
         stats.handshakes,
+        stats.retries,
         stats.evicted,
         stats.refused_full,
         stats.malformed + stats.dropped,

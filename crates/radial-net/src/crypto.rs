@@ -51,6 +51,14 @@ pub const FLAG_INSECURE: u8 = 1;
 const NOISE: &str = "Noise_NX_25519_AESGCM_SHA256";
 const HELLO: u8 = 1;
 const REPLY: u8 = 2;
+const RETRY: u8 = 3;
+/// Bytes of a retry token: when it was issued (64 bits of seconds) and a
+/// 128-bit tag over it, the client's address and its handshake tag.
+pub const TOKEN_LEN: usize = 24;
+/// How long a retry token stays good.
+pub const TOKEN_LIFE: u64 = 10;
+/// Marks a token after the Noise message of a HELLO.
+const TOKEN_MARK: u8 = 0x7e;
 
 fn first_byte(ty: u8) -> u8 {
     crate::session::VERSION << 4 | ty
@@ -401,6 +409,20 @@ impl ClientHandshake {
         (ClientHandshake { hs, tag }, d)
     }
 
+    /// If `d` is a RETRY for this handshake, `hello` (its HELLO) again with
+    /// the token in it, to send instead.
+    pub fn with_token(&self, hello: &[u8], d: &[u8]) -> Option<Vec<u8>> {
+        if d.len() != 10 + TOKEN_LEN || !is_handshake(d) || d[1] != RETRY || d[2..10] != self.tag {
+            return None;
+        }
+        let n = usize::from(u16::from_be_bytes([hello[10], hello[11]]));
+        let mut h = hello.to_vec();
+        let at = 12 + n;
+        h[at] = TOKEN_MARK;
+        h[at + 1..at + 1 + TOKEN_LEN].copy_from_slice(&d[10..]);
+        Some(h)
+    }
+
     /// True when `d` is the reply to this handshake's HELLO.
     pub fn is_reply(&self, d: &[u8]) -> bool {
         d.len() > 12 && is_handshake(d) && d[1] == REPLY && d[2..10] == self.tag
@@ -447,6 +469,83 @@ pub fn hello_tag(d: &[u8]) -> Option<[u8; 8]> {
     } else {
         None
     }
+}
+
+/// The token in a HELLO, if it carries one.
+pub fn hello_token(d: &[u8]) -> Option<[u8; TOKEN_LEN]> {
+    hello_tag(d)?;
+    let n = usize::from(u16::from_be_bytes([d[10], d[11]]));
+    let at = 12 + n;
+    if d.get(at) != Some(&TOKEN_MARK) {
+        return None;
+    }
+    d.get(at + 1..at + 1 + TOKEN_LEN)?.try_into().ok()
+}
+
+/// The server's key for retry tokens: a HELLO from an address that has
+/// not shown it receives there costs the server a key agreement, so under
+/// load the server first answers with a RETRY carrying a token only that
+/// address can return (as QUIC's Retry, RFC 9000 §8.1.2), and does the key
+/// agreement only for a HELLO that brings it back.
+pub struct RetryKey(ring::hmac::Key);
+
+impl Default for RetryKey {
+    fn default() -> Self {
+        let mut k = [0u8; 32];
+        getrandom::fill(&mut k).expect("the system's random generator");
+        RetryKey(ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &k))
+    }
+}
+
+impl RetryKey {
+    fn mac(&self, peer: std::net::SocketAddr, tag: &[u8; 8], issued: u64) -> [u8; 16] {
+        let mut ctx = ring::hmac::Context::with_key(&self.0);
+        match peer.ip() {
+            std::net::IpAddr::V4(a) => ctx.update(&a.octets()),
+            std::net::IpAddr::V6(a) => ctx.update(&a.octets()),
+        }
+        ctx.update(&peer.port().to_be_bytes());
+        ctx.update(tag);
+        ctx.update(&issued.to_be_bytes());
+        ctx.sign().as_ref()[..16]
+            .try_into()
+            .expect("16 of 32 bytes")
+    }
+
+    /// A token for the handshake `tag` from `peer`, issued at `now_s`
+    /// (seconds on any clock the server keeps).
+    pub fn token(&self, peer: std::net::SocketAddr, tag: &[u8; 8], now_s: u64) -> [u8; TOKEN_LEN] {
+        let mut t = [0u8; TOKEN_LEN];
+        t[..8].copy_from_slice(&now_s.to_be_bytes());
+        t[8..].copy_from_slice(&self.mac(peer, tag, now_s));
+        t
+    }
+
+    /// True when `token` was issued to `peer` for `tag` less than
+    /// [`TOKEN_LIFE`] seconds before `now_s`.
+    pub fn check(
+        &self,
+        token: &[u8; TOKEN_LEN],
+        peer: std::net::SocketAddr,
+        tag: &[u8; 8],
+        now_s: u64,
+    ) -> bool {
+        let issued = u64::from_be_bytes(token[..8].try_into().expect("8 bytes"));
+        let fresh = issued <= now_s && now_s - issued < TOKEN_LIFE;
+        let mac = self.mac(peer, tag, issued);
+        use subtle::ConstantTimeEq;
+        fresh && bool::from(mac.ct_eq(&token[8..]))
+    }
+}
+
+/// The RETRY answering the HELLO `tag` with `token`.
+pub fn retry(tag: [u8; 8], token: &[u8; TOKEN_LEN]) -> Vec<u8> {
+    let mut d = Vec::with_capacity(10 + TOKEN_LEN);
+    d.push(first_byte(HANDSHAKE_TYPE));
+    d.push(RETRY);
+    d.extend_from_slice(&tag);
+    d.extend_from_slice(token);
+    d
 }
 
 /// The server's side: answers a HELLO with the connection id `cid`.
@@ -583,6 +682,37 @@ mod tests {
         reply_c[last] ^= 1;
         assert!(c.finish(&reply_c).is_err());
         assert!(respond(&id, &hello_c[..100], 1, false).is_err(), "short");
+    }
+
+    #[test]
+    fn a_retry_token_comes_back_only_from_its_address_in_time() {
+        let key = RetryKey::default();
+        let a: std::net::SocketAddr = "127.0.0.1:5000".parse().unwrap();
+        let b: std::net::SocketAddr = "127.0.0.2:5000".parse().unwrap();
+        let (hs, hello) = ClientHandshake::start(false);
+        let tag = hello_tag(&hello).unwrap();
+        assert_eq!(hello_token(&hello), None);
+        let t = key.token(a, &tag, 100);
+        let with = hs.with_token(&hello, &retry(tag, &t)).unwrap();
+        assert_eq!(with.len(), HELLO_LEN);
+        assert_eq!(hello_token(&with), Some(t));
+        assert!(key.check(&t, a, &tag, 100) && key.check(&t, a, &tag, 109));
+        assert!(!key.check(&t, a, &tag, 110), "expired");
+        assert!(!key.check(&t, b, &tag, 100), "another address");
+        assert!(!key.check(&t, a, &[0; 8], 100), "another handshake");
+        assert!(
+            !RetryKey::default().check(&t, a, &tag, 100),
+            "another server"
+        );
+        // The HELLO with its token still completes the handshake.
+        let id = Identity::generate();
+        let (_, reply) = respond(&id, &with, 3, false).unwrap();
+        assert!(hs.finish(&reply).is_ok());
+        let (other, _) = ClientHandshake::start(false);
+        assert!(
+            other.with_token(&hello, &retry(tag, &t)).is_none(),
+            "not ours"
+        );
     }
 
     #[test]

@@ -50,9 +50,51 @@ fn a_handshake_flood_past_every_cap_locks_no_client_out() {
     legitimate_download(&f);
     let stats = f.stats();
     assert!(replies > limits.half_open, "{replies} replies");
+    // Past a sixteenth of the half-open cap the server asks each address
+    // to prove itself (RETRY) before any key agreement: the flood, which
+    // never comes back with its token, gets no more handshakes; the
+    // legitimate client comes back and gets one.
+    assert!(stats.retries > 7000, "{stats:?}");
+    assert!(
+        stats.handshakes as usize <= limits.half_open / 16 + 1,
+        "{stats:?}"
+    );
     assert!(stats.half_open as usize <= limits.half_open, "{stats:?}");
+    assert_eq!(stats.completed, 1, "{stats:?}");
+}
+
+#[test]
+fn half_open_connections_past_their_cap_evict_the_oldest() {
+    // Clients that do come back with their retry token but never send a
+    // sealed datagram: the half-open table evicts its oldest, and an
+    // address past its share is refused.
+    let limits = Limits {
+        half_open: 64,
+        half_open_per_address: 8,
+        ..Limits::default()
+    };
+    let f = serve_with("halfopen", 1_000_000, limits);
+    let mut raw = Vec::new();
+    for a in 0..20u16 {
+        let r = Raw::from(&format!("127.0.4.{}", 1 + a), f.server);
+        for _ in 0..10 {
+            let (hs, hello) = ClientHandshake::start(false);
+            r.sock.send_to(&hello, f.server).unwrap();
+            let mut buf = [0u8; 2048];
+            if let Ok((n, _)) = r.sock.recv_from(&mut buf) {
+                if let Some(again) = hs.with_token(&hello, &buf[..n]) {
+                    r.sock.send_to(&again, f.server).unwrap();
+                    let _ = r.sock.recv_from(&mut buf);
+                }
+            }
+        }
+        raw.push(r);
+    }
+    legitimate_download(&f);
+    let stats = f.stats();
+    assert!(stats.half_open as usize <= 64, "{stats:?}");
     assert!(stats.evicted > 0, "{stats:?}");
-    assert!(stats.refused_full > 0, "per-address cap: {stats:?}");
+    assert!(stats.refused_full > 0, "per-address share: {stats:?}");
     assert_eq!(stats.completed, 1, "{stats:?}");
 }
 

@@ -176,14 +176,25 @@ fn ask_on(
     };
     let (hs, hello) = ClientHandshake::start(insecure);
     let mut hs = Some(hs);
+    // A server under load answers with a RETRY: the HELLO goes again, at
+    // once, with the token in it.
+    let hello = std::cell::RefCell::new(hello);
     let established = exchange(
         sock,
         poll,
         to,
-        || hello.clone(),
+        || hello.borrow().clone(),
         |d| match &hs {
             Some(h) if h.is_reply(d) => hs.take().expect("present").finish(d).map_err(|_| false),
-            _ => Err(false),
+            Some(h) => {
+                let again = h.with_token(&hello.borrow(), d);
+                if let Some(again) = again {
+                    let _ = sock.send_to(&again, to);
+                    *hello.borrow_mut() = again;
+                }
+                Err(false)
+            }
+            None => Err(false),
         },
     )?
     .ok_or_else(|| no_answer(sock))?;

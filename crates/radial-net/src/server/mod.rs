@@ -56,6 +56,9 @@ const SESSION_IDLE: Duration = Duration::from_secs(30);
 const MAX_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 /// How often idle state is swept.
 const SWEEP: Duration = Duration::from_millis(250);
+/// Past this share (1/16) of the half-open cap, HELLOs must bring a retry
+/// token.
+const RETRY_AT: usize = 16;
 /// The poll token of the hashing worker's waker.
 const WAKER: Token = Token(usize::MAX);
 
@@ -64,6 +67,9 @@ const WAKER: Token = Token(usize::MAX);
 pub struct ServerStats {
     /// Handshakes answered.
     pub handshakes: u64,
+    /// HELLOs answered with a RETRY (the server under load asked the
+    /// address to prove itself before any key agreement).
+    pub retries: u64,
     /// Sessions opened (GETs answered with an offer).
     pub sessions: u64,
     /// Pipes opened.
@@ -159,6 +165,7 @@ pub struct Server {
     /// Open files by identity, shared by the sessions serving them.
     files: HashMap<FileId, Weak<File>>,
     hashes: Hashes,
+    retry_key: crypto::RetryKey,
     stats: ServerStats,
     shared: Arc<Mutex<ServerStats>>,
     nonces: Nonces,
@@ -218,6 +225,7 @@ impl Server {
             pipes_by_ip: PerAddress::default(),
             files: HashMap::new(),
             hashes,
+            retry_key: crypto::RetryKey::default(),
             stats: ServerStats::default(),
             shared: Arc::new(Mutex::new(ServerStats::default())),
             nonces: Nonces::default(),
@@ -410,6 +418,19 @@ impl Server {
                 let _ = self.sockets[s].send_to(reply, peer);
             }
             return;
+        }
+        // Under load, an address shows it receives before the server spends
+        // a key agreement on it.
+        if self.half_open_count >= self.opts.limits.half_open / RETRY_AT {
+            let now_s = now.as_nanos() / 1_000_000_000;
+            let proven =
+                crypto::hello_token(d).is_some_and(|t| self.retry_key.check(&t, peer, &tag, now_s));
+            if !proven {
+                let token = self.retry_key.token(peer, &tag, now_s);
+                let _ = self.sockets[s].send_to(&crypto::retry(tag, &token), peer);
+                self.stats.retries += 1;
+                return;
+            }
         }
         if !self.admit_half_open(peer.ip()) {
             self.stats.refused_full += 1;

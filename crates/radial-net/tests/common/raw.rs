@@ -174,6 +174,9 @@ impl Raw {
                         self.keys = Some(hs.finish(&buf[..n]).unwrap().keys);
                         return;
                     }
+                    if let Some(again) = hs.with_token(&hello, &buf[..n]) {
+                        self.send(&again);
+                    }
                 }
             }
         }
