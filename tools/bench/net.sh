@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Single-pipe loopback goodput and CPU seconds per GB: `radial get` against
-# `radial serve`, side by side with the kernel's TCP (iperf3), in one run.
+# `radial serve` (encrypted, and with --insecure), side by side with quinn
+# (QUIC with its defaults: tools/bench/quinn) and the kernel's TCP (iperf3),
+# in one run.
 # Usage: tools/bench/net.sh [SIZE_MB] [REPEAT]   (default 1000 MB, 3 runs)
 # Installs iperf3 from Debian if it is missing. Prints a Markdown table.
 set -euo pipefail
@@ -11,7 +13,9 @@ if ! command -v iperf3 >/dev/null; then
     apt-get update -qq && apt-get install -y -qq iperf3 >/dev/null
 fi
 cargo build --release -q -p radial
+cargo build --release -q --manifest-path tools/bench/quinn/Cargo.toml
 radial=target/release/radial
+quinn=tools/bench/quinn/target/release/quinn-bench
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 # The server's key and the client's known servers live with the run.
@@ -28,6 +32,8 @@ mv "$work/file.bin" "$work/files/file.bin"
 srv=$!
 iperf3 -s -p $((port + 1)) >/dev/null 2>&1 &
 ipf=$!
+"$quinn" serve "127.0.0.1:$((port + 2))" "$work/files/file.bin" "$work/cert.der" >/dev/null 2>&1 &
+qsrv=$!
 sleep 0.5
 
 # One `radial get` of the file with extra flags: "Mbit/s CPU-s/GB".
@@ -44,16 +50,31 @@ radial_run() {
 $(echo "($(echo "$c" | awk '{print $1 + $2}') + $s1 - $s0) / ($size_mb / 1000)" | bc -l)"
 }
 
-echo "| run | radial, encrypted: Mbit/s | CPU s/GB | radial --insecure: Mbit/s | CPU s/GB | iperf3 TCP: Mbit/s | CPU s/GB |"
-echo "|---|---|---|---|---|---|---|"
+# One quinn fetch of the file: "Mbit/s CPU-s/GB".
+quinn_run() {
+    local s0 s1 t0 t1 c
+    s0=$(cpu_of $qsrv)
+    t0=$(date +%s.%N)
+    c=$( { /usr/bin/time -f '%U %S' "$quinn" get "127.0.0.1:$((port + 2))" "$work/cert.der" \
+        "$work/quinn.bin" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+    t1=$(date +%s.%N)
+    s1=$(cpu_of $qsrv)
+    cmp -s "$work/files/file.bin" "$work/quinn.bin" || { echo "quinn: file differs" >&2; exit 1; }
+    echo "$(echo "$size_mb * 8 / ($t1 - $t0)" | bc -l) \
+$(echo "($(echo "$c" | awk '{print $1 + $2}') + $s1 - $s0) / ($size_mb / 1000)" | bc -l)"
+}
+
+echo "| run | radial, encrypted: Mbit/s | CPU s/GB | radial --insecure: Mbit/s | CPU s/GB | quinn: Mbit/s | CPU s/GB | iperf3 TCP: Mbit/s | CPU s/GB |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for r in $(seq "$repeat"); do
     read -r enc_mbps enc_cpu <<< "$(radial_run)"
     read -r ins_mbps ins_cpu <<< "$(radial_run --insecure)"
+    read -r q_mbps q_cpu <<< "$(quinn_run)"
     i0=$(cpu_of $ipf)
     out=$( { /usr/bin/time -f '%U %S' iperf3 -c 127.0.0.1 -p $((port + 1)) -n "${size_mb}M" -J > "$work/iperf.json"; } 2>&1 | tail -1)
     i1=$(cpu_of $ipf)
     ipf_mbps=$(python3 -c "import json;d=json.load(open('$work/iperf.json'));print(d['end']['sum_received']['bits_per_second']/1e6)")
     ipf_cpu=$(echo "($(echo "$out" | awk '{print $1 + $2}') + $i1 - $i0) / ($size_mb * 1.048576 / 1000)" | bc -l)
-    printf '| %d | %.0f | %.2f | %.0f | %.2f | %.0f | %.2f |\n' "$r" "$enc_mbps" "$enc_cpu" \
-        "$ins_mbps" "$ins_cpu" "$ipf_mbps" "$ipf_cpu"
+    printf '| %d | %.0f | %.2f | %.0f | %.2f | %.0f | %.2f | %.0f | %.2f |\n' "$r" "$enc_mbps" "$enc_cpu" \
+        "$ins_mbps" "$ins_cpu" "$q_mbps" "$q_cpu" "$ipf_mbps" "$ipf_cpu"
 done
