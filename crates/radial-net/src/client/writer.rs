@@ -10,7 +10,7 @@ use std::thread::JoinHandle;
 use sha2::{Digest, Sha256};
 
 /// Chunks in flight between the loop and the writer.
-const DEPTH: usize = 16;
+const DEPTH: usize = 64;
 
 /// Writes and hashes, in order, what it is given.
 pub struct Writer {
@@ -43,7 +43,7 @@ impl Writer {
                     h.update(&buf[..n]);
                 }
                 file.seek(SeekFrom::Start(held))?;
-                let mut out = BufWriter::with_capacity(256 << 10, file);
+                let mut out = BufWriter::with_capacity(1 << 20, file);
                 for chunk in rx {
                     h.update(&chunk);
                     out.write_all(&chunk)?;
