@@ -10,34 +10,25 @@
 //! (default 100000 datagrams a second for 10 s).
 
 use std::net::UdpSocket;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use radial_net::crypto::ClientHandshake;
-use radial_net::{get, hash_file, GetConfig, Server};
+use radial_net::{get, hash_file, GetConfig};
+
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let pps: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(100_000);
     let secs: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(10);
-    let dir = std::env::temp_dir().join(format!("radial-flood-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("root")).unwrap();
-    std::fs::write(dir.join("root/f.bin"), vec![0x5a; 10_000_000]).unwrap();
-    let mut server = Server::bind(&dir.join("root"), &["127.0.0.1:0".parse().unwrap()]).unwrap();
-    let addr = server.local_addrs()[0];
-    let stop = Arc::new(AtomicBool::new(false));
-    let s = stop.clone();
-    let srv = thread::spawn(move || {
-        server.run(&s).unwrap();
-        server.stats()
-    });
+    let fixture = common::serve("flood", 10_000_000);
+    let (dir, addr) = (fixture.dir.clone(), fixture.server);
     // Warm the hash so the client's transfer starts at once.
     let warm = GetConfig::new(
         addr,
-        "f.bin",
+        "data.bin",
         &["127.0.0.1:0".parse().unwrap()],
         dir.join("warm.bin"),
     );
@@ -84,25 +75,19 @@ fn main() {
     let t0 = Instant::now();
     let cfg = GetConfig::new(
         addr,
-        "f.bin",
+        "data.bin",
         &["127.0.0.1:0".parse().unwrap()],
         dir.join("out.bin"),
     );
     let result = get(&cfg, None, |_| {});
     let took = t0.elapsed().as_secs_f64();
-    let intact =
-        result.is_ok() && hash_file(&cfg.out).ok() == hash_file(&dir.join("root/f.bin")).ok();
+    if let Err(e) = &result {
+        eprintln!("the download failed: {e}");
+    }
+    let intact = result.is_ok() && hash_file(&cfg.out).ok() == hash_file(&fixture.file()).ok();
     let sent: u64 = flooders.into_iter().map(|h| h.join().unwrap()).sum();
-    stop.store(true, Ordering::Relaxed);
-    let stats = srv.join().unwrap();
-    let rss_mb = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb / 1024);
+    let stats = fixture.stats();
+    let rss_mb = common::raw::peak_rss() >> 20;
     println!("| flood datagrams sent | over s | handshakes answered | RETRYs | evicted | refused (caps) | malformed + unknown | peak RSS MB (whole process) | 10 MB download during the flood |");
     println!("|---|---|---|---|---|---|---|---|---|");
     println!(
@@ -114,7 +99,6 @@ fn main() {
         stats.malformed + stats.dropped,
         if intact { "intact" } else { "FAILED" }
     );
-    let _ = std::fs::remove_dir_all(&dir);
     if !intact {
         std::process::exit(1);
     }
