@@ -1,7 +1,7 @@
 # Shared helpers for the Radial ns-2 (2.35) reference scenarios.
 # Sourced by s1-wireless-loss.tcl, s2-dumbbell.tcl, s4-long-delay.tcl.
 #
-# Conventions (see SCENARIOS.md):
+# Conventions (see docs/validation.md):
 #   * TCP = Agent/TCP/Sack1 + Agent/TCPSink/Sack1 (immediate ACK per packet),
 #     packetSize_ 1000 payload bytes (+40 B TCP/IP header = 1040 B on the wire),
 #     window_ (receiver window) per scenario, everything else ns-2 defaults

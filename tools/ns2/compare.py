@@ -4,7 +4,7 @@
 Reads tools/ns2/out/ns2-{s1,s2,s4}.csv (from run-ns2.sh) and
 tools/ns2/out/radial-{s1,s2,s4}/results.csv (from `radial sweep`), writes the
 Markdown report given as argv[1], and exits 1 if an acceptance criterion of
-SCENARIOS.md part 1 fails:
+the validation scenarios (docs/validation.md) fails:
   S1, S4: mean goodput within 10 % of ns-2 at every grid point, or within the
           combined 95 % confidence interval where that is wider;
   S2:     mean per-flow goodput within 5 %, CoV within 0.05 absolute.

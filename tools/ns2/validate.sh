@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Validate Radial's TCP baselines against ns-2 (SCENARIOS.md part 1):
+# Validate Radial's TCP baselines against ns-2 (the scenarios of docs/validation.md):
 # installs Debian's ns2 if missing, runs the S1/S2/S4 grids in ns-2 and in
 # Radial, and rewrites the side-by-side table in docs/validation.md.
 # Exits non-zero if an acceptance criterion fails.

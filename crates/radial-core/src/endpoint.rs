@@ -1,5 +1,5 @@
-//! The driver contract shared by every endpoint (DESIGN.md, "The driver
-//! contract").
+//! The driver contract shared by every endpoint (docs/architecture.md, "the
+//! driver contract").
 //!
 //! An endpoint is one side of one connection. It owns no socket and reads no
 //! clock. A driver (the simulator or the UDP runtime) calls it in this order:

@@ -237,7 +237,7 @@ fn make_before_break_handoff_keeps_delivery_going() {
     // Pipe 2 opens two seconds before pipe 1 is retired (R²CP §4.4.1). The
     // two share the 32-segment buffer while both are up, so the new pipe's
     // window opens during the overlap, and delivery never pauses for more
-    // than twice its usual gap (the bound): far less than a
+    // than twice its usual gap (our bound): far less than a
     // break-before-make handoff.
     let (mbb, usual, _) = disruption(&handoff_case());
     // One 1040-byte packet at 2 Mbit/s takes 4.2 ms.

@@ -1,6 +1,6 @@
 //! `radial repro`: re-creates a figure of the papers — runs its scenario
 //! sweep, plots it, and writes a Markdown table beside the paper's claim, with
-//! the acceptance checks of its issue evaluated on our numbers.
+//! the acceptance checks we hold it to, evaluated on our numbers.
 //!
 //! Each target's section is written between markers in `<out>/<group>.md`
 //! (for example `docs/results/rcp.md`), so re-running one target updates its
@@ -197,7 +197,7 @@ pub struct Target {
     pub x_scale: f64,
     /// Logarithmic x axis.
     pub log_x: bool,
-    /// The acceptance checks of the issue.
+    /// The acceptance checks the figure is held to.
     pub checks: fn(&Table) -> Vec<Check>,
     /// Notes on where our setup or numbers differ, and why.
     pub notes: &'static str,
@@ -607,7 +607,7 @@ pub const TARGETS: &[Target] = &[
         claim: "§3.4.4: \"the longer the mobile host stays in the sleep mode, the more energy savings it can achieve using RCP\"; \"for various conditions of the channel state, the throughput achieved using RCP is in fact no less than that when using TCP\".",
         x_param: "bad_mean_s",
         x_label: "mean duration of the bad channel state (s)",
-        notes: "The RCP host sleeps as soon as the channel turns bad, wakes at the first 100 ms beacon that finds it good (2 ms beacons charged at receive power), freezes its timers while asleep and, on waking, requests again what was outstanding without a window cut; the TCP host stays awake. Idle power is taken equal to receive power (1.4 W), as the paper gives no idle figure. Point-to-point links are full duplex, so transmit and receive airtime may overlap and are both charged. The wired part is SCENARIOS.md's S1 path.",
+        notes: "The RCP host sleeps as soon as the channel turns bad, wakes at the first 100 ms beacon that finds it good (2 ms beacons charged at receive power), freezes its timers while asleep and, on waking, requests again what was outstanding without a window cut; the TCP host stays awake. Idle power is taken equal to receive power (1.4 W), as the paper gives no idle figure. Point-to-point links are full duplex, so transmit and receive airtime may overlap and are both charged. The wired part is the S1 validation path (docs/validation.md).",
         kind: Kind::Energy,
         ..BASE
     },
@@ -636,7 +636,7 @@ pub const TARGETS: &[Target] = &[
         x_scale: 100.0,
         log_x: true,
         checks: fig5a_checks,
-        notes: "The wired path is SCENARIOS.md's S1 (the paper's Figure 3 parameters are not in our copy). Our `tcp-sack` is ns-2's Sack1 as validated in docs/validation.md; the paper's TCP-SACK had two extra refinements (a better pipe estimate and no timeout for a lost retransmission), so our TCP baseline is the weaker one. Our `tcp-eln` is NewReno with the ELN bit on duplicate ACKs; `rcp-eln` re-requests a hole the moment the host reports it lost (the paper leaves the timing open). The paper says TCP-ELN's gain \"decreases rapidly\" beyond 2 % loss; compare the tcp-eln column: in our runs it declines more slowly (see the tcp-eln column against tcp-sack); we have not established which difference from the paper's ELN implementation causes this.",
+        notes: "The wired path is the S1 validation path of docs/validation.md (the paper's Figure 3 parameters are not in our copy). Our `tcp-sack` is ns-2's Sack1 as validated in docs/validation.md; the paper's TCP-SACK had two extra refinements (a better pipe estimate and no timeout for a lost retransmission), so our TCP baseline is the weaker one. Our `tcp-eln` is NewReno with the ELN bit on duplicate ACKs; `rcp-eln` re-requests a hole the moment the host reports it lost (the paper leaves the timing open). The paper says TCP-ELN's gain \"decreases rapidly\" beyond 2 % loss; compare the tcp-eln column: in our runs it declines more slowly (see the tcp-eln column against tcp-sack); we have not established which difference from the paper's ELN implementation causes this.",
         ..BASE
     },
     Target {
@@ -780,7 +780,7 @@ pub const TARGETS: &[Target] = &[
         x_param: "onoff",
         x_label: "Pareto on/off flows on the reverse path",
         checks: fig4c_checks,
-        notes: "Dumbbell of SCENARIOS.md (S2); the on/off sources sit behind R2 and send to a sink behind R1, so they share the bottleneck's reverse direction with the ACKs (TCP) or REQs (RCP). Pareto shape 1.5. The y value is the mean goodput of the 20 forward flows. Calibration against the paper's 40 %: `radial run scenarios/papers/rcp-fig4c.toml --set protocol=rcp --set onoff=100` (seed 1) drops 39.8 % of the packets offered to the bottleneck's reverse direction (R2->R1 `drops_queue` over offered), REQs and on/off datagrams together.",
+        notes: "The S2 validation dumbbell (docs/validation.md); the on/off sources sit behind R2 and send to a sink behind R1, so they share the bottleneck's reverse direction with the ACKs (TCP) or REQs (RCP). Pareto shape 1.5. The y value is the mean goodput of the 20 forward flows. Calibration against the paper's 40 %: `radial run scenarios/papers/rcp-fig4c.toml --set protocol=rcp --set onoff=100` (seed 1) drops 39.8 % of the packets offered to the bottleneck's reverse direction (R2->R1 `drops_queue` over offered), REQs and on/off datagrams together.",
         ..BASE
     },
 ];
@@ -845,7 +845,7 @@ fn table_markdown(md: &mut String, table: &Table, x_param: &str) {
 
 /// The acceptance checks, the notes and the command, closing a section.
 fn checks_and_notes(md: &mut String, target: &Target, checks: &[Check]) {
-    let _ = writeln!(md, "**Acceptance (issue).**\n");
+    let _ = writeln!(md, "**Acceptance.**\n");
     for c in checks {
         let verdict = if c.holds { "holds" } else { "does not hold" };
         let _ = writeln!(md, "- {} — **{verdict}** ({})", c.what, c.detail);
@@ -1391,4 +1391,4 @@ const FIG5B_NOTES: &str = "STP's algorithm is not given in the paper, so the lon
 Hybla opens the window by 2^ρ − 1 segments per arrival in slow start and ρ² segments per round trip in congestion avoidance (ρ = RTT / 25 ms, 4–21 here) against a 50-packet queue, without the pacing its authors pair it with; it therefore overshoots the link every few round trips and loses a large share of what it sends (the first cost table). \
 `rcp-sat` comes out ahead because RCP repulls a lost retransmission without a timeout (§3.3.5). `tcp-sat` collapses: after a timeout Hybla's slow start refills the window to ssthresh within one round trip, the burst overflows the queue, the lost retransmissions can only be recovered by further timeouts with exponential back-off (ns-2 Sack1, Karn), and the flow spends most of the run waiting (the timeout table). So the paper's \"STP much better than TCP\" does not reproduce with Hybla at the sender; the gap between `tcp-sat` and `rcp-sat` is the receiver's loss recovery, exaggerated by Hybla's aggressiveness, rather than a controller difference. `rcp-sat`'s lead is also taken partly from the background: the backlogged reverse TCP flow gets less with `rcp-sat` than with `rcp` (last table), because its ACKs share the congested forward queue.";
 
-const FIG9_NOTES: &str = "Two pipes from two servers over disjoint paths, each with a 50-packet drop-tail queue at its bottleneck and one Pareto on/off source across it (§3.4's parameters). Ideal is the sum of what one RCP connection gets alone on each path, in the same run (the issue's definition; the paper's is the sum of the two bandwidths). The receive buffer is 256 segments of 1000 bytes (256 KB) for the aggregate connection and for each Ideal connection; the paper's size is not in our copy. `apps` stripes the stream one segment at a time, round robin, over two independent RCP connections (as the application striping of [15]); the receiving application resequences it in a buffer of the same 256 KB and always reads the connection whose chunk it waits for. Each of its connections also has its own 256 KB receive buffer, so `apps` holds up to three times the buffer of `r2cp`.";
+const FIG9_NOTES: &str = "Two pipes from two servers over disjoint paths, each with a 50-packet drop-tail queue at its bottleneck and one Pareto on/off source across it (§3.4's parameters). Ideal is the sum of what one RCP connection gets alone on each path, in the same run (our definition; the paper's is the sum of the two bandwidths). The receive buffer is 256 segments of 1000 bytes (256 KB) for the aggregate connection and for each Ideal connection; the paper's size is not in our copy. `apps` stripes the stream one segment at a time, round robin, over two independent RCP connections (as the application striping of [15]); the receiving application resequences it in a buffer of the same 256 KB and always reads the connection whose chunk it waits for. Each of its connections also has its own 256 KB receive buffer, so `apps` holds up to three times the buffer of `r2cp`.";
