@@ -86,6 +86,20 @@ pub enum HostEvent {
         /// The path that went away.
         path: PathId,
     },
+    /// The interface of `path` lost its link (carrier or association gone,
+    /// as the host sees it) but the path may come back: a multi-path
+    /// receiver keeps the pipe, re-assigns what it had outstanding and
+    /// stops its timers until [`HostEvent::LinkUp`].
+    LinkDown {
+        /// The path whose interface lost its link.
+        path: PathId,
+    },
+    /// The interface of `path` has its link again: its pipe restarts at
+    /// once, without waiting out a timer.
+    LinkUp {
+        /// The path whose interface is back.
+        path: PathId,
+    },
     /// The host moved to a link of this bandwidth (TCP-HO's hint).
     HandoffHint {
         /// The path that changed.

@@ -117,6 +117,14 @@ impl RttEstimator {
             .max(self.config.tick.saturating_mul(2))
     }
 
+    /// The timeout without backoff: the current estimate, clamped.
+    pub fn base_rto(&self) -> Duration {
+        self.rtxcur
+            .max(self.config.min_rto)
+            .min(self.config.max_rto)
+            .max(self.config.tick.saturating_mul(2))
+    }
+
     /// Doubles the timeout after an expiry (RFC 6298 §5.5).
     pub fn back_off(&mut self) {
         self.backoff = (self.backoff * 2).min(MAX_BACKOFF);

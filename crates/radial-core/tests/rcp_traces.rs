@@ -1331,13 +1331,15 @@ fn fin_closes_both_ends() {
     let syn = drain(&mut rx, now);
     deliver(&mut tx, now, &syn);
     let synack = drain(&mut tx, now);
-    assert!(!synack[0].h.flags.contains(RcpFlags::FIN), "{synack:?}");
+    // The stream is closed: the SYN+ACK says where it ends (SEG.DEQ).
+    assert!(synack[0].h.flags.contains(RcpFlags::FIN), "{synack:?}");
+    assert_eq!(synack[0].h.deq.since(ISN + 1u32), 2500);
     deliver(&mut rx, now, &synack);
     let reqs = drain(&mut rx, now);
     deliver(&mut tx, now, &reqs);
     let d = drain(&mut tx, now);
     assert_eq!(data_offsets(ISN, &d), vec![0, MSS]);
-    assert!(d.iter().all(|p| !p.h.flags.contains(RcpFlags::FIN)));
+    assert!(d.iter().all(|p| p.h.flags.contains(RcpFlags::FIN)));
     now = ms(100);
     deliver(&mut rx, now, &d[..1]);
     let r = drain(&mut rx, now);
@@ -1352,7 +1354,7 @@ fn fin_closes_both_ends() {
     let d = drain(&mut tx, now);
     assert_eq!(d.len(), 1);
     check_data(&d[0], ISN, 2 * MSS, 500, 2500, 0);
-    assert_eq!(d[0].h.flags, RcpFlags::FIN, "the last segment carries FIN");
+    assert_eq!(d[0].h.flags, RcpFlags::FIN, "every segment carries FIN");
     assert_eq!(events(&mut rx), vec![AppEvent::Established]);
     now = ms(200);
     deliver(&mut rx, now, &d);

@@ -17,7 +17,8 @@ use crate::packet::{Addr, Packet};
 use crate::rng::Rng;
 use crate::routing::Routing;
 use crate::spec::{
-    Direction, FlowProtocol, FlowSpec, LinkAction, LossSpec, OnOffSpec, RunSpec, Traffic,
+    Direction, FlowProtocol, FlowSpec, LinkAction, LossSpec, OnOffSpec, RunSpec, ScheduleSpec,
+    Traffic,
 };
 
 /// The network: links, channels, routes and the event queue.
@@ -177,6 +178,8 @@ pub struct Simulator {
     scratch: Vec<u8>,
     /// Application read buffer.
     read_buf: Vec<u8>,
+    /// Per link: down, and the hosts at its ends were told so.
+    signalled_down: Vec<bool>,
     end: Instant,
 }
 
@@ -254,6 +257,7 @@ impl Simulator {
             sleep: Vec::new(),
             scratch: Vec::new(),
             read_buf: vec![0; 64 * 1024],
+            signalled_down: vec![false; spec.links.len()],
             spec,
         };
         sim.build_flows(&node_addr);
@@ -563,6 +567,8 @@ impl Simulator {
             .pipes
             .get(path as usize)
             .and_then(|p| p.controller);
+        let via = self.spec.flows[flow].pipes[path as usize].via;
+        let no_link = self.link_signalled_down(via);
         if let Some(ep) = self.agents[a].endpoint.as_mut() {
             let path = PathId(path);
             let ev = match change {
@@ -571,6 +577,10 @@ impl Simulator {
                 PathChange::Drop => HostEvent::PathDown { path },
             };
             ep.handle_event(now, ev);
+            // A pipe opening on an interface the host knows has no link.
+            if change == PathChange::Up && no_link {
+                ep.handle_event(now, HostEvent::LinkDown { path });
+            }
             // A new pipe whose predecessor hands over to it once it is ready.
             if change == PathChange::Up && path.0 > 0 {
                 let before = &self.spec.flows[flow].pipes[path.0 as usize - 1];
@@ -1059,9 +1069,72 @@ impl Simulator {
         self.net.events.push(next, EventKind::Source { source: s });
     }
 
+    /// True when a link at `node` went down with a signal to the hosts and
+    /// has not come back.
+    fn link_signalled_down(&self, node: u32) -> bool {
+        self.spec
+            .links
+            .iter()
+            .zip(&self.signalled_down)
+            .any(|(l, &down)| down && (l.a == node || l.b == node))
+    }
+
+    /// Tells every multi-path receiver with a pipe through an end of `link`
+    /// that the interface lost (or regained) its link.
+    fn signal_link(&mut self, link: u32, up: bool) {
+        let now = self.net.now;
+        let (a, b) = {
+            let l = &self.spec.links[link as usize];
+            (l.a, l.b)
+        };
+        self.signalled_down[link as usize] = !up;
+        for i in 0..self.agents.len() {
+            let hits: Vec<PathId> = self.agents[i]
+                .paths
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.node == a || p.node == b)
+                .map(|(j, _)| PathId(j as u16))
+                .collect();
+            if hits.is_empty() {
+                continue;
+            }
+            // A path is back only when no other signalled link of its
+            // interface is still down.
+            let nodes: Vec<u32> = hits
+                .iter()
+                .map(|p| self.agents[i].paths[p.0 as usize].node)
+                .collect();
+            let still_down: Vec<bool> =
+                nodes.iter().map(|&n| self.link_signalled_down(n)).collect();
+            let Some(ep) = self.agents[i].endpoint.as_mut() else {
+                continue;
+            };
+            for (path, down) in hits.into_iter().zip(still_down) {
+                let ev = if up && !down {
+                    HostEvent::LinkUp { path }
+                } else if !up {
+                    HostEvent::LinkDown { path }
+                } else {
+                    continue;
+                };
+                ep.handle_event(now, ev);
+            }
+            self.service(i);
+        }
+    }
+
     fn apply_schedule(&mut self, index: u32) {
         let now = self.net.now;
         let s = self.spec.schedule[index as usize].clone();
+        self.change_link(now, &s);
+        if s.signal {
+            // The link changes first, then the hosts hear of it.
+            self.signal_link(s.link, s.action == LinkAction::Up);
+        }
+    }
+
+    fn change_link(&mut self, now: Instant, s: &ScheduleSpec) {
         let dirs: &[u32] = match s.direction {
             Direction::Forward => &[0],
             Direction::Reverse => &[1],

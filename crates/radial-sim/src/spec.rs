@@ -202,6 +202,10 @@ pub struct ScheduleSpec {
     pub direction: Direction,
     /// What changes.
     pub action: LinkAction,
+    /// The hosts at either end of the link are told when it goes down or
+    /// comes up (the interface lost or regained its link), so their
+    /// multi-path receivers suspend and restart the pipes through it.
+    pub signal: bool,
 }
 
 /// Directions of a duplex link.

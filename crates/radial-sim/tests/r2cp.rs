@@ -342,7 +342,10 @@ fn migration_fetches_nothing_twice() {
     let f = flow(&out);
     assert_eq!(f.corrupt_bytes, 0);
     assert_eq!(f.bytes_delivered, c.size);
-    assert_eq!(f.duplicate_bytes, 0);
+    // Nothing is fetched twice but the head of line, re-requested on the
+    // replica's pipe when the buffer blocks it while the retiring pipe
+    // still holds that segment.
+    assert!(f.duplicate_bytes <= 2 * 1000, "{f:?}");
     let (sent, dropped): (u64, u64) = out
         .summary
         .links
@@ -487,10 +490,13 @@ fn blackout_case() -> Case {
 
 #[test]
 fn a_blacked_out_pipe_does_not_hold_the_head_of_line() {
-    // Redundant striping (pTCP §4.1 (3)): after its timeout the blacked-out
-    // pipe probes with the head-of-line segment without taking it from the
-    // other pipe, which fetches it too. Without it the probe holds the head
-    // of line through every backed-off timeout until the link returns.
+    // After its timeout the blacked-out pipe takes nothing from the other
+    // pipe while that one works. With redundant striping (pTCP §4.1 (3)) it
+    // probes with the head-of-line segment, which the other pipe fetches
+    // too; without, with a PROBE that carries no pull. Either way the
+    // application keeps receiving through the blackout (before probes
+    // stopped taking segments, the plain probe held the head of line
+    // through every backed-off timeout until the link returned).
     let c = blackout_case();
     let with = run(&scenario(&c), 1);
     let without = run(
@@ -505,36 +511,26 @@ fn a_blacked_out_pipe_does_not_hold_the_head_of_line() {
         assert_eq!(f.corrupt_bytes, 0);
         assert_eq!(f.bytes_delivered, c.size);
         assert!(f.timeouts > 0, "the blackout times pipe 1 out: {f:?}");
+        assert!(
+            f.max_delivery_gap_s < 1.5,
+            "gap {:.3} s at {:.3} s",
+            f.max_delivery_gap_s,
+            f.max_delivery_gap_at_s
+        );
     }
-    let (w, wo) = (flow(&with), flow(&without));
-    assert!(
-        (19.0..26.0).contains(&wo.max_delivery_gap_at_s) && wo.max_delivery_gap_s > 2.0,
-        "without: gap {:.3} s at {:.3} s",
-        wo.max_delivery_gap_s,
-        wo.max_delivery_gap_at_s
-    );
-    assert!(
-        w.max_delivery_gap_s < 1.5,
-        "with: gap {:.3} s at {:.3} s",
-        w.max_delivery_gap_s,
-        w.max_delivery_gap_at_s
-    );
-    // By the end of the 5 s blackout the application has more in order
-    // with it than without.
-    let by = |out: &RunOutput, t: f64| {
-        out.series
-            .iter()
-            .filter(|p| p.t <= t + 1e-9)
-            .map(|p| p.delivered)
-            .max()
-            .unwrap_or(0)
-    };
-    assert!(
-        by(&with, 25.0) > by(&without, 25.0),
-        "with: {} bytes, without: {} bytes by 25 s",
-        by(&with, 25.0),
-        by(&without, 25.0)
-    );
+    // The link is back at 25 s: within a probe interval pipe 1 delivers
+    // again, in both.
+    for out in [&with, &without] {
+        let at = |t: f64| {
+            out.pipe_series
+                .iter()
+                .filter(|p| p.path == 0 && p.t <= t + 1e-9)
+                .map(|p| p.delivered)
+                .max()
+                .unwrap_or(0)
+        };
+        assert!(at(27.0) > at(25.0), "pipe 1 silent after its link returned");
+    }
 }
 
 #[test]

@@ -111,4 +111,10 @@ impl<S: SlowStart, A: WindowAdjustment> Classic<S, A> {
     pub fn set_cwnd(&mut self, cwnd: u64) {
         self.cwnd = cwnd.max(self.config.mss);
     }
+
+    /// Sets cwnd and raises ssthresh to at least `ssthresh`.
+    pub fn restart(&mut self, cwnd: u64, ssthresh: u64) {
+        self.cwnd = cwnd.max(self.config.mss);
+        self.ssthresh = self.ssthresh.max(ssthresh);
+    }
 }

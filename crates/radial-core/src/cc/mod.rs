@@ -161,4 +161,12 @@ impl Controller {
     pub fn set_cwnd(&mut self, cwnd: u64) {
         dispatch!(self, c => c.set_cwnd(cwnd))
     }
+
+    /// Restarts after an outage that was not congestion: the window back at
+    /// `cwnd`, and slow start allowed up to `ssthresh` at least (the window
+    /// the path carried before; Freeze-TCP's idea, reached by slow start
+    /// from a fresh probe rather than at once).
+    pub fn restart(&mut self, cwnd: u64, ssthresh: u64) {
+        dispatch!(self, c => c.restart(cwnd, ssthresh))
+    }
 }

@@ -238,16 +238,42 @@ impl R2cpReceiver {
             avail: p.avail.max(ask.known),
             fin: self.fin.or(p.fin),
         };
-        let pick = if self.config.redundant_striping && p.probing_blackout() {
-            self.sched.send_redundant(limits)
+        // A pipe whose path fell silent is probed, not trusted (beyond
+        // §4.3.5, which re-assigns what a closed pipe held): while another
+        // pipe works, it takes nothing from the others. With redundant
+        // striping it asks for the head of line that another pipe asks for
+        // too (pTCP §4.1 (3)); without, a PROBE that carries no pull. Only
+        // the last working path asks for data on its own.
+        let others_live = self
+            .pipes
+            .iter()
+            .enumerate()
+            .any(|(j, q)| j != i && q.live());
+        let pick = if p.probing_blackout() && others_live {
+            if self.config.redundant_striping {
+                self.sched.send_redundant(limits)
+            } else {
+                self.pipes[i].probe_path(ask.now, ask.deq);
+                return false;
+            }
         } else {
             let rtt_of = |path: PathId| ask.rtts.iter().find(|(q, _)| *q == path).map(|(_, r)| *r);
-            self.sched.send(
+            let base = |q: &Pipe| q.min_rtt().map_or(1, |d| d.as_nanos().max(1));
+            let ours = base(p);
+            let pipes = &self.pipes;
+            let generations = |path: PathId| {
+                pipes
+                    .iter()
+                    .find(|q| q.path == path)
+                    .map_or(1, |q| ours / base(q))
+            };
+            self.sched.send_looking_ahead(
                 ask.now,
                 p.path,
                 p.next_local(),
                 p.rtt_estimate(),
                 rtt_of,
+                generations,
                 limits,
             )
         };
@@ -260,6 +286,9 @@ impl R2cpReceiver {
                 true
             }
             Pick::Freeze => {
+                if self.reinject(i, ask, limits) {
+                    return true;
+                }
                 let p = &mut self.pipes[i];
                 p.frozen = true;
                 // Frozen with nothing outstanding for want of the sender's
@@ -271,6 +300,58 @@ impl R2cpReceiver {
                 false
             }
         }
+    }
+
+    /// Opportunistic re-request of the head of line (MPTCP's opportunistic
+    /// retransmission, Raiciu et al., NSDI 2012, §4.2; beyond the R²CP
+    /// paper): pipe `i` is blocked by the receive buffer while the segment
+    /// that blocks it, the first one missing, is outstanding on a pipe that
+    /// will bring it later than `i` could. `i` asks for it too (the binding
+    /// moves to `i`; the other request still counts if it arrives first),
+    /// and the slower pipe's window is halved, at most once per its round
+    /// trip, so that it holds less of the buffer. A slow pipe thus never
+    /// holds the connection below what the quick one would do alone.
+    fn reinject(&mut self, i: usize, ask: &Ask, limits: Limits) -> bool {
+        let hol = ask.deq;
+        if hol >= ask.buffer_end || self.buffer.holds(hol) {
+            return false;
+        }
+        let Some(b) = self.sched.binding(hol).copied() else {
+            return false;
+        };
+        let p = &self.pipes[i];
+        if b.path == p.path {
+            return false;
+        }
+        let Some(j) = self.index(b.path) else {
+            return false;
+        };
+        let (ours, theirs) = (p.rtt_estimate(), self.pipes[j].rtt_estimate());
+        // Quicker if `i`'s answer would come before the holder's is due; or,
+        // once the holder is a whole round trip of its own overdue (its
+        // estimate no longer holds: a path that slowed down), if `i`'s round
+        // trip is the shorter. A request only just late is left alone.
+        let due = b.sent_at + theirs;
+        let quicker = if due > ask.now {
+            ask.now + ours < due
+        } else {
+            ask.now >= due + theirs && ours < theirs
+        };
+        if !quicker {
+            return false;
+        }
+        let end = match self
+            .sched
+            .reinject(ask.now, hol, p.path, p.next_local(), limits)
+        {
+            Some(end) => end,
+            None => return false,
+        };
+        if theirs > ours {
+            self.pipes[j].penalise(ask.now);
+        }
+        self.pipes[i].request(ask.now, hol, end, ask.deq);
+        true
     }
 
     /// `resume()`: buffer space opened, every frozen pipe may ask again.
@@ -321,9 +402,8 @@ impl R2cpReceiver {
     fn on_data(&mut self, now: Instant, i: usize, h: &RcpHeader, payload: &[u8]) {
         let next = self.buffer.next();
         let start = self.pipes[i].offset_of(h.seq, next);
-        let end = start + payload.len() as u64;
         let avail = self.pipes[i].avail;
-        self.pipes[i].learn(h, start, end, next);
+        self.pipes[i].learn(h, next);
         if self.pipes[i].avail > avail {
             self.pipes[i].frozen = false;
         }
@@ -442,6 +522,7 @@ impl Endpoint for R2cpReceiver {
             let r = self.pipes[i].on_synack(now, &h);
             self.report(now, i, r);
         } else if !syn && self.pipes[i].state == PipeState::Established && !ack {
+            self.pipes[i].heard();
             self.on_data(now, i, &h, payload);
         }
         self.check_handoffs();
@@ -476,6 +557,19 @@ impl Endpoint for R2cpReceiver {
             HostEvent::PathDown { path } => {
                 if let Some(i) = self.index(path) {
                     self.remove_pipe(i);
+                    self.pump(now);
+                }
+            }
+            HostEvent::LinkDown { path } => {
+                if let Some(i) = self.index(path) {
+                    let r = self.pipes[i].suspend();
+                    self.report(now, i, r);
+                    self.pump(now);
+                }
+            }
+            HostEvent::LinkUp { path } => {
+                if let Some(i) = self.index(path) {
+                    self.pipes[i].link_up(now);
                     self.pump(now);
                 }
             }
@@ -521,10 +615,18 @@ impl Endpoint for R2cpReceiver {
             // Figure 10 lines 18–19: every frozen pipe may ask again.
             self.resume();
         }
+        let live = self.pipes.iter().any(Pipe::live);
         for i in 0..self.pipes.len() {
             if self.pipes[i].poll_timeout().is_some_and(|d| d <= now) {
                 let r = self.pipes[i].handle_timeout(now);
                 self.report(now, i, r);
+            }
+        }
+        if live && !self.pipes.iter().any(Pipe::live) {
+            // The last working path fell silent: every other silent path is
+            // probed at once, in case one of them came back meanwhile.
+            for p in &mut self.pipes {
+                p.probe_now();
             }
         }
         self.check_handoffs();

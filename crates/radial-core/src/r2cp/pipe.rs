@@ -74,6 +74,19 @@ pub struct Pipe {
     /// The retransmission timer expired and nothing has arrived since: the
     /// path may be blacked out (pTCP §4.1 (3)).
     blackout: bool,
+    /// The window before the blackout began, restored as slow start's
+    /// threshold if the path comes back after an outage.
+    outage_cwnd: Option<u64>,
+    /// Timer expiries (retransmission or probe) since the blackout began.
+    expiries: u32,
+    /// The interface has no link (the host said so): no requests, no
+    /// timers, until it has one again.
+    suspended: bool,
+    /// A data-less probe of a silent path is out until then.
+    probe_deadline: Option<Instant>,
+    /// When the engine last halved this pipe's window for holding up the
+    /// head of line.
+    penalised_at: Option<Instant>,
     /// The next request may go out whatever the window (fast retransmit).
     fast_retransmit: bool,
     rto_deadline: Option<Instant>,
@@ -121,6 +134,11 @@ impl Pipe {
             recover: None,
             after_timeout: false,
             blackout: false,
+            outage_cwnd: None,
+            expiries: 0,
+            suspended: false,
+            probe_deadline: None,
+            penalised_at: None,
             fast_retransmit: false,
             rto_deadline: None,
             handshake_deadline: None,
@@ -165,6 +183,32 @@ impl Pipe {
         self.handshake
     }
 
+    /// True while the host says the pipe's interface has no link.
+    pub fn suspended(&self) -> bool {
+        self.suspended
+    }
+
+    /// True when the pipe can be counted on: established, its path answering
+    /// (not probing a blackout), its interface up, not retiring.
+    pub fn live(&self) -> bool {
+        self.state == PipeState::Established && !self.blackout && !self.suspended && !self.draining
+    }
+
+    /// The timeout to arm for a request now: the backed-off RTO, but while
+    /// the path is silent the RTO without backoff. A path that returns
+    /// after an outage is then found within one RTO, not after a timeout
+    /// backed off over the whole outage (TCP-Probing's probe cycle,
+    /// Freeze-TCP's prompt resumption). A silent path is asked one small
+    /// request per RTO, so the backoff that protects a congested path buys
+    /// nothing here.
+    fn timer(&self) -> Duration {
+        if self.blackout {
+            self.rtt.base_rto()
+        } else {
+            self.rtt.rto()
+        }
+    }
+
     /// The congestion window in bytes.
     pub fn cwnd(&self) -> u64 {
         self.cc.window().cwnd
@@ -184,6 +228,12 @@ impl Pipe {
     /// smoothed RTT, or the handshake's before any data arrived.
     pub fn rtt_estimate(&self) -> Duration {
         self.rtt.srtt().unwrap_or(self.config.rtt.initial_rto)
+    }
+
+    /// The shortest round trip seen on the pipe (its path's propagation),
+    /// once sampled.
+    pub fn min_rtt(&self) -> Option<Duration> {
+        self.rtt.min_rtt()
     }
 
     fn wire(&self, offset: u64) -> SeqNum {
@@ -215,6 +265,8 @@ impl Pipe {
         self.state == PipeState::Established
             && !self.frozen
             && !self.draining
+            && !self.suspended
+            && self.probe_deadline.is_none()
             && (self.fast_retransmit || self.in_flight + self.config.mss <= self.cwnd())
     }
 
@@ -258,8 +310,114 @@ impl Pipe {
         self.recent_pulls.push_front(block);
         self.recent_pulls.truncate(RECENT_PULLS);
         if self.rto_deadline.is_none() {
-            self.rto_deadline = Some(now + self.rtt.rto());
+            self.rto_deadline = Some(now + self.timer());
         }
+    }
+
+    /// Probes a silent path with a request that carries no pull (a PROBE,
+    /// §5.2.2, which its sender answers at once): the pipe's path failed to
+    /// answer, another pipe carries the data, and nothing is taken from it.
+    /// The pipe waits for the answer, or for the probe timer, before it asks
+    /// again.
+    pub fn probe_path(&mut self, now: Instant, deq: u64) {
+        self.probe(deq);
+        self.probe_deadline = Some(now + self.timer());
+    }
+
+    /// Something arrived on the pipe's path: it works. A pipe that was
+    /// probing a blackout restarts at once, its timer no longer backed off.
+    /// After an outage (two timer expiries or more, not a single loss, which
+    /// keeps TCP's response) the window resumes at half what it was before
+    /// and slow start may take it back the rest of the way: the outage was
+    /// not congestion (Freeze-TCP resumes with its whole window; half keeps
+    /// the first round trip's burst within what a changed path may take).
+    pub fn heard(&mut self) {
+        if !self.blackout {
+            return;
+        }
+        self.blackout = false;
+        self.probe_deadline = None;
+        self.rtt.reset_backoff();
+        let before = self.outage_cwnd.take();
+        if self.expiries >= 2 {
+            if let Some(w) = before {
+                self.cc.restart(self.cwnd().max(w / 2), w);
+            }
+        }
+        self.expiries = 0;
+    }
+
+    /// Sends the next probe of a silent path now rather than at its timer
+    /// (no pipe of the connection works any more).
+    pub fn probe_now(&mut self) {
+        if self.blackout && self.probe_deadline.take().is_some() {
+            self.expiries += 1;
+        }
+    }
+
+    /// The interface lost its link (the host said so, R²CP §4.3.5 for what
+    /// the pipe had asked for): what is outstanding is lost and returned to
+    /// the engine, timers stop, the window is kept for the link's return.
+    pub fn suspend(&mut self) -> PipeReport {
+        let mut report = PipeReport::default();
+        if self.suspended {
+            return report;
+        }
+        self.suspended = true;
+        if self.state == PipeState::Established && !self.blackout {
+            self.outage_cwnd = Some(self.cwnd());
+        }
+        report.lost = self.outstanding.values().map(|r| r.start).collect();
+        self.outstanding.clear();
+        self.in_flight = 0;
+        self.recover = None;
+        self.fast_retransmit = false;
+        self.rto_deadline = None;
+        self.handshake_deadline = None;
+        self.persist_deadline = None;
+        self.probe_deadline = None;
+        self.out.clear();
+        report
+    }
+
+    /// The interface has its link again: a pipe still opening sends its SYN
+    /// at once; an established one restarts from the initial window, with
+    /// slow start allowed back to the window it had (Freeze-TCP resumes
+    /// where it stopped; the path behind the link may have changed, so the
+    /// window is regained in a few round trips rather than assumed).
+    pub fn link_up(&mut self, now: Instant) {
+        if !self.suspended {
+            return;
+        }
+        self.suspended = false;
+        self.rtt.reset_backoff();
+        self.blackout = false;
+        self.expiries = 0;
+        match self.state {
+            PipeState::Opening => self.open(now),
+            PipeState::Established => {
+                let iw = self.config.cc.initial_window * self.config.mss;
+                let before = self.outage_cwnd.take().unwrap_or(iw);
+                self.cc.restart(iw, before);
+            }
+        }
+    }
+
+    /// MPTCP's penalisation of a slow subflow (Raiciu et al., NSDI 2012,
+    /// §4.2): the pipe held the head of line while a quicker pipe was
+    /// blocked by the receive buffer, so its window is halved, at most once
+    /// per round trip of its own.
+    pub fn penalise(&mut self, now: Instant) -> bool {
+        if self
+            .penalised_at
+            .is_some_and(|t| now.saturating_since(t) < self.rtt_estimate())
+        {
+            return false;
+        }
+        self.penalised_at = Some(now);
+        let cwnd = self.cwnd();
+        self.cc.on_loss(now, LossCause::Congestion, cwnd);
+        true
     }
 
     /// The sender's SYN+ACK: learn its sequence space and what it has.
@@ -278,6 +436,9 @@ impl Pipe {
         self.isn = Some(h.seq);
         self.avail = self.offset_of(h.deq, 0);
         self.advertised = self.avail;
+        if h.flags.contains(RcpFlags::FIN) {
+            self.fin = Some(self.advertised);
+        }
         self.handshake = self.opened_at.map(|t| now - t);
         if let Some(t) = self.syn_sent_at.take() {
             if self.rtt.backoff() == 1 {
@@ -294,12 +455,12 @@ impl Pipe {
     }
 
     /// Takes the sender's advertisement and end-of-stream mark from a DATA
-    /// header whose payload is `[start, end)`.
-    pub fn learn(&mut self, h: &RcpHeader, start: u64, end: u64, near: u64) {
+    /// header (FIN: the stream ends at the advertised point).
+    pub fn learn(&mut self, h: &RcpHeader, near: u64) {
         self.advertised = self.advertised.max(self.offset_of(h.deq, near));
         self.avail = self.avail.max(self.advertised);
         if h.flags.contains(RcpFlags::FIN) {
-            self.fin = Some(if end > start { end } else { self.advertised });
+            self.fin = Some(self.advertised);
         }
     }
 
@@ -316,14 +477,14 @@ impl Pipe {
         };
         let len = r.end - r.start;
         self.in_flight -= len;
-        self.blackout = false;
+        self.heard();
         self.rtt.reset_backoff();
         self.rtt.on_sample(r.sent_at, now);
         self.cc.on_rtt_sample(now, now - r.sent_at);
         self.rto_deadline = if self.outstanding.is_empty() {
             None
         } else {
-            Some(now + self.rtt.rto())
+            Some(now + self.timer())
         };
         if self.recover.is_some_and(|rec| local >= rec) {
             self.recover = None;
@@ -390,6 +551,7 @@ impl Pipe {
             self.rto_deadline,
             self.handshake_deadline,
             self.persist_deadline,
+            self.probe_deadline,
         ]
         .into_iter()
         .flatten()
@@ -408,6 +570,11 @@ impl Pipe {
         if self.rto_deadline.is_some_and(|d| d <= now) {
             self.rto_deadline = None;
             self.timeouts += 1;
+            if !self.blackout {
+                self.outage_cwnd = Some(self.cwnd());
+                self.expiries = 0;
+            }
+            self.expiries += 1;
             let in_use = self.cwnd().min(self.config.rwnd_bytes());
             self.cc.on_loss(now, LossCause::Timeout, in_use);
             self.rtt.back_off();
@@ -424,6 +591,12 @@ impl Pipe {
             self.persist_deadline = None;
             self.frozen = false;
             self.probe(self.deq);
+        }
+        if self.probe_deadline.is_some_and(|d| d <= now) {
+            // Unanswered: the engine decides how to probe again.
+            self.probe_deadline = None;
+            self.expiries += 1;
+            self.rtt.back_off();
         }
         report
     }
@@ -443,6 +616,7 @@ impl Pipe {
         self.rto_deadline = None;
         self.handshake_deadline = None;
         self.persist_deadline = None;
+        self.probe_deadline = None;
     }
 
     /// The next datagram header to send.

@@ -12,6 +12,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::endpoint::PathId;
 use crate::time::{Duration, Instant};
 
+/// The most round trips of a quicker pipe the rank looks ahead over one of
+/// a slower pipe.
+const MAX_GENERATIONS: u64 = 64;
+
 /// How a pipe that asks to request is given a segment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Scheduling {
@@ -80,6 +84,8 @@ pub struct Scheduler {
     re_requests: u64,
     /// Redundant requests made by pipes probing a blackout.
     redundant: u64,
+    /// Opportunistic re-requests of the head of line.
+    reinjected: u64,
 }
 
 impl Scheduler {
@@ -95,6 +101,7 @@ impl Scheduler {
             sent_by_path: BTreeMap::new(),
             re_requests: 0,
             redundant: 0,
+            reinjected: 0,
         }
     }
 
@@ -201,6 +208,23 @@ impl Scheduler {
         rtts: impl Fn(PathId) -> Option<Duration>,
         limits: Limits,
     ) -> Pick {
+        self.send_looking_ahead(now, path, local, rtt, rtts, |_| 1, limits)
+    }
+
+    /// [`Scheduler::send`], counting `generations(q)` round trips of pipe
+    /// `q`'s requests while this pipe's travels (beyond the paper, which
+    /// counts one: see the rank below).
+    #[allow(clippy::too_many_arguments)]
+    pub fn send_looking_ahead(
+        &mut self,
+        now: Instant,
+        path: PathId,
+        local: u64,
+        rtt: Duration,
+        rtts: impl Fn(PathId) -> Option<Duration>,
+        generations: impl Fn(PathId) -> u64,
+        limits: Limits,
+    ) -> Pick {
         let k = match self.scheduling {
             Scheduling::Fcfs => 0,
             Scheduling::Ranked => {
@@ -211,15 +235,35 @@ impl Scheduler {
                 // (an overdue one, older than the RTT estimate, would
                 // otherwise make a pipe skip ahead of itself).
                 // (Those sent before ours - 2·RTT_i, counted per path.)
+                //
+                // Beyond the paper: a request triggers one per round trip of
+                // its pipe, so while ours travels a pipe m times quicker
+                // asks m generations on: the m-th counts the requests sent
+                // before ours - (m+1)·RTT_i, for m up to `generations`, the
+                // ratio of the two paths' shortest round trips (the engine's
+                // choice: propagation, not the queues of the moment). With
+                // paths within 2x of each other this is the paper's single
+                // generation; with a satellite pipe beside a WLAN
+                // one, counting one generation places the satellite's
+                // segments a tenth as far ahead as they must be, and a
+                // buffer that cannot hold the difference stalls behind them.
                 let ours = now + rtt;
                 self.sent_by_path
                     .iter()
                     .filter(|(p, _)| **p != path)
                     .map(|(p, sent)| {
-                        let before = rtts(*p).and_then(|r| {
-                            ours.as_nanos().checked_sub(r.saturating_mul(2).as_nanos())
-                        });
-                        before.map_or(0, |t| sent.range(..(Instant::from_nanos(t), 0)).count())
+                        let Some(r) = rtts(*p).filter(|r| !r.is_zero()) else {
+                            return 0;
+                        };
+                        let generations = generations(*p).clamp(1, MAX_GENERATIONS);
+                        (1..=generations)
+                            .map_while(|m| {
+                                let before = ours
+                                    .as_nanos()
+                                    .checked_sub(r.saturating_mul(m + 1).as_nanos())?;
+                                Some(sent.range(..(Instant::from_nanos(before), 0)).count())
+                            })
+                            .sum::<usize>()
                     })
                     .sum()
             }
@@ -284,6 +328,38 @@ impl Scheduler {
         }
         self.redundant += 1;
         Pick::Segment(start, end)
+    }
+
+    /// Binds the outstanding segment at `start` to `path` as well (an
+    /// opportunistic re-request of the head of line, see the engine):
+    /// returns its end, or `None` if it is not outstanding or does not fit.
+    pub fn reinject(
+        &mut self,
+        now: Instant,
+        start: u64,
+        path: PathId,
+        local: u64,
+        limits: Limits,
+    ) -> Option<u64> {
+        if !self.bound.contains_key(&start) || !self.fits(start, limits) {
+            return None;
+        }
+        self.bind(
+            start,
+            Binding {
+                path,
+                local,
+                sent_at: now,
+            },
+        );
+        self.re_requests += 1;
+        self.reinjected += 1;
+        Some(self.segment_end(start, limits.fin))
+    }
+
+    /// Head-of-line segments re-requested on a quicker pipe.
+    pub fn reinjections(&self) -> u64 {
+        self.reinjected
     }
 
     /// §4.3.1 `recv()`: the segment at `start` arrived; returns its binding
@@ -374,7 +450,8 @@ mod tests {
         // Pipe 0 (RTT 10 ms) has four requests out; at t = 30 ms pipe 1 (RTT
         // 100 ms) asks. Its data would arrive at 130 ms; every one of pipe 0's
         // requests triggers another arriving by 20 + 20 = 40 ms < 130 ms, so
-        // four segments go to pipe 0 first and pipe 1 gets the fifth.
+        // four segments go to pipe 0 first and pipe 1 gets the fifth (the
+        // paper's rank: one generation).
         let mut s = Scheduler::new(MSS, Scheduling::Ranked);
         let rtt = |p: PathId| Some(Duration::from_millis(if p.0 == 0 { 10 } else { 100 }));
         for i in 0..4 {
@@ -394,6 +471,25 @@ mod tests {
             s.send(ms(30), PathId(0), 4, rtt(PathId(0)).unwrap(), rtt, open()),
             Pick::Segment(4 * MSS, 5 * MSS)
         );
+    }
+
+    #[test]
+    fn a_much_slower_pipe_counts_every_round_trip_of_the_quick_one() {
+        // As above, but pipe 1's path is ten times pipe 0's: each of pipe
+        // 0's requests triggers another every 10 ms, those of the m-th
+        // generation arriving by 20 + 10·(m+1) ms, before 130 ms for m =
+        // 1..9. So 9 × 4 = 36 segments go to pipe 0 first.
+        let mut s = Scheduler::new(MSS, Scheduling::Ranked);
+        let rtt = |p: PathId| Some(Duration::from_millis(if p.0 == 0 { 10 } else { 100 }));
+        for i in 0..4 {
+            s.send(ms(20), PathId(0), i, rtt(PathId(0)).unwrap(), rtt, open());
+        }
+        let d = Duration::from_millis(100);
+        assert_eq!(
+            s.send_looking_ahead(ms(30), PathId(1), 0, d, rtt, |_| 10, open()),
+            Pick::Segment(40 * MSS, 41 * MSS)
+        );
+        assert_eq!(s.pending_len(), 36, "segments 4..40 wait for pipe 0");
     }
 
     #[test]

@@ -284,11 +284,8 @@ impl RcpReceiver {
         let start = self.config.offset_of(h.seq, next);
         let end = start + payload.len() as u64;
         if h.flags.contains(RcpFlags::FIN) {
-            self.fin_at = Some(if payload.is_empty() {
-                self.avail.unwrap_or(end)
-            } else {
-                end
-            });
+            // The stream ends at what the sender advertises.
+            self.fin_at = Some(self.avail.unwrap_or(end));
         }
         if !payload.is_empty() {
             self.buffer.insert(start, payload);
@@ -406,6 +403,9 @@ impl Endpoint for RcpReceiver {
             State::SynSent if syn && ack => {
                 self.config.isn = h.seq;
                 self.learn_avail(&h);
+                if h.flags.contains(RcpFlags::FIN) {
+                    self.fin_at = self.avail;
+                }
                 self.out.push_back(Out::Ack);
                 self.establish(now);
             }

@@ -365,18 +365,18 @@ impl<S: Source> RcpSender<S> {
             Out::Ack => (RcpFlags::ACK, c.isn, 0, None),
             Out::FinAck => (RcpFlags::FIN | RcpFlags::ACK, avail, 0, None),
             Out::Update => (RcpFlags::default(), avail, 0, None),
-            Out::Data(off, end, id) => {
-                let mut f = RcpFlags::default();
-                if self.buffer.is_closed() && end == self.buffer.end() {
-                    f = f | RcpFlags::FIN;
-                }
-                (f, c.wire_seq(off), id, Some((off, end - off)))
-            }
+            Out::Data(off, end, id) => (
+                RcpFlags::default(),
+                c.wire_seq(off),
+                id,
+                Some((off, end - off)),
+            ),
         };
-        if payload.is_none()
-            && self.buffer.is_closed()
-            && !matches!(o, Out::Syn | Out::SynAck | Out::Ack)
-        {
+        // FIN: the stream ends at what this datagram advertises (SEG.DEQ).
+        // Said from the SYN+ACK on once the application has closed, so a
+        // receiver never waits to learn where a short stream or its partial
+        // last segment ends.
+        if self.buffer.is_closed() && !matches!(o, Out::Syn | Out::Ack) {
             flags = flags | RcpFlags::FIN;
         }
         buf.clear();
@@ -575,9 +575,11 @@ mod tests {
             assert!(rest.is_empty(), "the driver appends the payload");
             segs.push((seg.offset, seg.len, h.flags.contains(RcpFlags::FIN)));
         }
+        // A closed stream marks every datagram: its end is the advertised
+        // SEG.DEQ.
         assert_eq!(
             segs,
-            vec![(0, 1000, false), (1000, 1000, false), (2000, 500, true)]
+            vec![(0, 1000, true), (1000, 1000, true), (2000, 500, true)]
         );
     }
 

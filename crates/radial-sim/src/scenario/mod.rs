@@ -6,6 +6,7 @@
 //! value itself and `${name}` inside a longer string for its text, so
 //! `loss = "${loss}"` is a number and `delay = "${delay_ms}ms"` a time.
 
+mod repeat;
 mod schema;
 pub mod units;
 
@@ -25,6 +26,10 @@ use crate::spec::{
     PipeSpec, RunSpec, ScheduleSpec, Traffic,
 };
 use schema::{File, LossValue, StartValue, TcpTable, TrafficTable};
+
+/// The initial retransmission timeout of an R²CP pipe unless the scenario
+/// sets `initial_rto` (RFC 6298 §2.1).
+pub const PIPE_INITIAL_RTO: Duration = Duration::from_secs(1);
 
 /// A scenario problem, located in its file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -87,9 +92,10 @@ pub struct Scenario {
     pub name: String,
     /// Swept parameters and their values, in file order.
     pub params: Vec<(String, Vec<toml::Value>)>,
-    /// Parameters that vary together, value by value, instead of in every
-    /// combination (`[sweep] zip = [...]`).
-    pub zip: Vec<String>,
+    /// Groups of parameters that vary together, value by value, instead of
+    /// in every combination (`[sweep] zip = [...]`, or a list of such
+    /// lists for several groups).
+    pub zip: Vec<Vec<String>>,
     /// Seeds to run.
     pub seeds: Vec<u64>,
 }
@@ -128,7 +134,7 @@ impl Scenario {
             .map(|i| i + 1);
         let mut params = Vec::new();
         let mut seeds = Vec::new();
-        let mut zip: Vec<String> = Vec::new();
+        let mut zip: Vec<Vec<String>> = Vec::new();
         if let Some(sweep) = table.get("sweep") {
             let sweep = sweep
                 .as_table()
@@ -180,15 +186,36 @@ impl Scenario {
                                 "must be a list of parameter names".into(),
                             )
                         })?;
-                        for n in list {
-                            let name = n.as_str().ok_or_else(|| {
-                                err(
-                                    sweep_line,
-                                    "sweep.zip",
-                                    format!("`{n}` is not a parameter name"),
-                                )
-                            })?;
-                            zip.push(name.to_string());
+                        // One group (a list of names) or several (a list of
+                        // lists of names).
+                        let groups: Vec<&toml::Value> =
+                            if list.iter().all(|g| g.is_array()) && !list.is_empty() {
+                                list.iter().collect()
+                            } else {
+                                vec![v]
+                            };
+                        for g in groups {
+                            let mut group = Vec::new();
+                            for n in g.as_array().into_iter().flatten() {
+                                let name = n.as_str().ok_or_else(|| {
+                                    err(
+                                        sweep_line,
+                                        "sweep.zip",
+                                        format!("`{n}` is not a parameter name"),
+                                    )
+                                })?;
+                                if zip.iter().flatten().any(|z| z == name)
+                                    || group.iter().any(|z| z == name)
+                                {
+                                    return Err(err(
+                                        sweep_line,
+                                        "sweep.zip",
+                                        format!("`{name}` is zipped twice"),
+                                    ));
+                                }
+                                group.push(name.to_string());
+                            }
+                            zip.push(group);
                         }
                     }
                     other => {
@@ -207,21 +234,23 @@ impl Scenario {
             .and_then(|n| n.as_str())
             .unwrap_or("")
             .to_string();
-        let mut zip_len = None;
-        for z in &zip {
-            let Some((_, values)) = params.iter().find(|(n, _)| n == z) else {
-                return Err(err(
-                    sweep_line,
-                    "sweep.zip",
-                    format!("`{z}` is not a sweep parameter"),
-                ));
-            };
-            if *zip_len.get_or_insert(values.len()) != values.len() {
-                return Err(err(
-                    sweep_line,
-                    "sweep.zip",
-                    "zipped parameters must have lists of the same length".into(),
-                ));
+        for group in &zip {
+            let mut zip_len = None;
+            for z in group {
+                let Some((_, values)) = params.iter().find(|(n, _)| n == z) else {
+                    return Err(err(
+                        sweep_line,
+                        "sweep.zip",
+                        format!("`{z}` is not a sweep parameter"),
+                    ));
+                };
+                if *zip_len.get_or_insert(values.len()) != values.len() {
+                    return Err(err(
+                        sweep_line,
+                        "sweep.zip",
+                        "zipped parameters must have lists of the same length".into(),
+                    ));
+                }
             }
         }
         let mut sc = Scenario {
@@ -252,18 +281,16 @@ impl Scenario {
     pub fn points(&self) -> Vec<Point> {
         let mut points = vec![Point { values: Vec::new() }];
         for (name, values) in &self.params {
-            let zipped = self.zip.contains(name);
-            if zipped && self.zip.first() != Some(name) {
+            let zip = self.zip.iter().find(|g| g.contains(name));
+            let zipped = zip.is_some();
+            if zip.is_some_and(|g| g.first() != Some(name)) {
                 continue; // expanded with the first of its group
             }
-            let group: Vec<&(String, Vec<toml::Value>)> = if zipped {
-                self.zip
-                    .iter()
-                    .filter_map(|z| self.params.iter().find(|(n, _)| n == z))
-                    .collect()
-            } else {
-                Vec::new()
-            };
+            let group: Vec<&(String, Vec<toml::Value>)> = zip
+                .into_iter()
+                .flatten()
+                .filter_map(|z| self.params.iter().find(|(n, _)| n == z))
+                .collect();
             let mut next = Vec::new();
             for p in &points {
                 for (i, v) in values.iter().enumerate() {
@@ -310,6 +337,7 @@ impl Scenario {
                 .parse::<i64>()
                 .map(toml::Value::Integer)
                 .or_else(|_| v.parse::<f64>().map(toml::Value::Float))
+                .or_else(|_| v.parse::<bool>().map(toml::Value::Boolean))
                 .unwrap_or_else(|_| toml::Value::String(v.clone()));
         }
         Ok(p)
@@ -643,8 +671,15 @@ impl Resolver<'_> {
                         "r2cp-s" => Some(Scheduling::Fcfs),
                         _ => None,
                     } {
+                        let mut pipe = self.rcp_config(RcpVariant::Rcp, &table, &key)?;
+                        if table.initial_rto.is_none() {
+                            // RFC 6298's initial RTO for pipes: a pipe often
+                            // opens just as its interface comes up, and a
+                            // lost SYN must not cost ns-2's 3 s.
+                            pipe.rtt.initial_rto = PIPE_INITIAL_RTO;
+                        }
                         FlowProtocol::R2cp(R2cpConfig {
-                            pipe: self.rcp_config(RcpVariant::Rcp, &table, &key)?,
+                            pipe,
                             scheduling,
                             redundant_striping: true,
                             target: None,
@@ -797,7 +832,7 @@ impl Resolver<'_> {
                 if let Some(policy) = &f.policy {
                     self.policy(&mut protocol, policy, i, pipes.len())?;
                 }
-                let mut handoffs = Vec::new();
+                let mut handoffs: Vec<(Duration, u32)> = Vec::new();
                 for (j, h) in f.handoffs.iter().flatten().enumerate() {
                     let key = format!("flow[{i}].handoffs[{j}]");
                     if multi || matches!(protocol, FlowProtocol::Udp) {
@@ -819,14 +854,32 @@ impl Resolver<'_> {
                             format!("node `{}` has no link", nodes[node as usize]),
                         );
                     }
-                    if handoffs.last().is_some_and(|&(t, _)| h.at.0 <= t) || h.at.0 <= start {
+                    if h.at.0 <= start {
                         return self.err(
                             Some(h.to.span()),
                             format!("{key}.at"),
-                            "handoffs come after the flow's start, in ascending time".into(),
+                            "handoffs come after the flow's start".into(),
                         );
                     }
-                    handoffs.push((h.at.0, node));
+                    let until = h.until.map_or(file.scenario.duration.0, |t| t.0);
+                    let times = repeat::times(h.at.0, h.every.map(|t| t.0), until)
+                        .or_else(|m| self.err(Some(h.to.span()), format!("{key}.every"), m))?;
+                    if h.every.is_none() && handoffs.last().is_some_and(|&(t, _)| h.at.0 <= t) {
+                        return self.err(
+                            Some(h.to.span()),
+                            format!("{key}.at"),
+                            "handoffs come in ascending time".into(),
+                        );
+                    }
+                    handoffs.extend(times.into_iter().map(|t| (t, node)));
+                }
+                handoffs.sort_by_key(|&(t, _)| t);
+                if let Some(w) = handoffs.windows(2).find(|w| w[0].0 == w[1].0) {
+                    return self.err(
+                        None,
+                        format!("flow[{i}].handoffs"),
+                        format!("two handoffs at {} s", w[0].0.as_secs_f64()),
+                    );
                 }
                 flows.push(FlowSpec {
                     name,
@@ -885,13 +938,29 @@ impl Resolver<'_> {
                 &format!("schedule[{i}].direction"),
                 Some(s.action.span()),
             )?;
-            schedule.push(ScheduleSpec {
-                at: s.at.0,
-                link: link as u32,
-                direction,
-                action,
-            });
+            let signal = s.signal.unwrap_or(false);
+            if signal && !matches!(action, LinkAction::Down | LinkAction::Up) {
+                return self.err(
+                    Some(s.action.span()),
+                    format!("schedule[{i}].signal"),
+                    "only `down` and `up` can be signalled to the hosts".into(),
+                );
+            }
+            let until = s.until.map_or(file.scenario.duration.0, |t| t.0);
+            let times = repeat::times(s.at.0, s.every.map(|t| t.0), until)
+                .or_else(|m| self.err(Some(s.action.span()), format!("schedule[{i}].every"), m))?;
+            for at in times {
+                schedule.push(ScheduleSpec {
+                    at,
+                    link: link as u32,
+                    direction,
+                    action,
+                    signal,
+                });
+            }
         }
+        // Entries at the same time apply in the file's order.
+        schedule.sort_by_key(|e| e.at);
         Ok(RunSpec {
             name: file.scenario.name,
             duration: file.scenario.duration.0,

@@ -183,6 +183,10 @@ pub struct FlowTable {
 pub struct HandoffTable {
     pub at: Time,
     pub to: Spanned<String>,
+    #[serde(default)]
+    pub every: Option<Time>,
+    #[serde(default)]
+    pub until: Option<Time>,
 }
 
 /// An R²CP flow's policy.
@@ -251,4 +255,10 @@ pub struct ScheduleTable {
     pub delay: Option<Time>,
     #[serde(default)]
     pub direction: Option<String>,
+    #[serde(default)]
+    pub every: Option<Time>,
+    #[serde(default)]
+    pub until: Option<Time>,
+    #[serde(default)]
+    pub signal: Option<bool>,
 }
