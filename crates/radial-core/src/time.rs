@@ -136,6 +136,13 @@ impl Instant {
     pub const fn saturating_since(self, earlier: Instant) -> Duration {
         Duration(self.0.saturating_sub(earlier.0))
     }
+    /// The instant `d` before this one, if it is not before the epoch.
+    pub const fn checked_sub(self, d: Duration) -> Option<Instant> {
+        match self.0.checked_sub(d.0) {
+            Some(t) => Some(Instant(t)),
+            None => None,
+        }
+    }
 }
 
 impl Add<Duration> for Instant {

@@ -1174,6 +1174,34 @@ impl Simulator {
         }
     }
 
+    /// The longest delivery gap and the handoff disruption of a flow,
+    /// counting the stall that lasts to the end of the run when a flow that
+    /// always had data to deliver (bulk or a file not finished) is stalled
+    /// then: from its last in-order delivery, or from its start if nothing
+    /// was delivered.
+    fn gaps_to_end(&self, fs: &FlowSpec, f: &FlowState) -> ((Duration, Instant), Option<Duration>) {
+        let (mut max_gap, mut handoff_gap) = (f.max_gap, f.handoff_gap);
+        let stalls = matches!(fs.traffic, Traffic::Bulk | Traffic::File(_))
+            && !matches!(fs.protocol, FlowProtocol::Udp)
+            && f.completed_at.is_none();
+        let start = Instant::ZERO + fs.start;
+        if !stalls || start >= self.end {
+            return (max_gap, handoff_gap);
+        }
+        let last = f.last_delivery.unwrap_or(start);
+        let gap = self.end - last;
+        if gap > max_gap.0 {
+            max_gap = (gap, last);
+        }
+        if f.handoffs
+            .iter()
+            .any(|&h| last <= h + HANDOFF_WATCH && self.end >= h)
+        {
+            handoff_gap = Some(handoff_gap.map_or(gap, |g| g.max(gap)));
+        }
+        (max_gap, handoff_gap)
+    }
+
     fn report(self) -> RunOutput {
         let duration = self.spec.duration.as_secs_f64();
         let mut flows = Vec::new();
@@ -1199,6 +1227,7 @@ impl Simulator {
                     duplicate += st.duplicate_bytes;
                 }
             }
+            let (max_gap, handoff_gap) = self.gaps_to_end(fs, f);
             let corrupt = match &f.reseq {
                 Some(r) => r.sink.corrupt,
                 None => self.agents[f.receiver as usize]
@@ -1225,11 +1254,11 @@ impl Simulator {
                 completion_time_s: f
                     .completed_at
                     .map(|t| (t - (Instant::ZERO + fs.start)).as_secs_f64()),
-                max_delivery_gap_s: f.max_gap.0.as_secs_f64(),
-                max_delivery_gap_at_s: f.max_gap.1.as_secs_f64(),
+                max_delivery_gap_s: max_gap.0.as_secs_f64(),
+                max_delivery_gap_at_s: max_gap.1.as_secs_f64(),
                 buffer_75_share: (arrivals > 0).then(|| arrivals_75 as f64 / arrivals as f64),
                 duplicate_bytes: duplicate,
-                handoff_disruption_s: f.handoff_gap.map(|g| g.as_secs_f64()),
+                handoff_disruption_s: handoff_gap.map(|g| g.as_secs_f64()),
                 pre_handoff_median_gap_s: median(&f.pre_handoff_gaps).map(|g| g.as_secs_f64()),
                 pipe_handshakes_s: self.agents[f.receiver as usize].endpoint.as_ref().map_or(
                     Vec::new(),

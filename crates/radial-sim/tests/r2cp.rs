@@ -615,3 +615,27 @@ action = "down"
         assert!(over_w2 > 5_000, "{protocol}: {over_w2} packets over w2");
     }
 }
+
+#[test]
+fn a_stall_that_lasts_to_the_end_counts_as_the_longest_gap() {
+    // The only path goes dark at 10 s for good: the flow delivers nothing
+    // for the remaining 590 s, and that is its longest gap, begun at about
+    // 10 s.
+    for protocol in ["r2cp", "rcp"] {
+        let mut text = topology(2000, 2000, 10, 10, 0.0, 32);
+        text.push_str(&format!(
+            "\n[[flow]]\nprotocol = \"{protocol}\"\nfrom = \"S1\"\nto = \"MH1\"\n\n[[schedule]]\nat = \"10s\"\nlink = \"w1\"\naction = \"down\"\n"
+        ));
+        let out = run(&text, 1);
+        let f = flow(&out);
+        assert!(f.completion_time_s.is_none());
+        assert!(
+            f.max_delivery_gap_s > 589.0 && f.max_delivery_gap_s < 590.01,
+            "{protocol}: {f:?}"
+        );
+        assert!(
+            (9.5..10.0).contains(&f.max_delivery_gap_at_s),
+            "{protocol}: {f:?}"
+        );
+    }
+}

@@ -83,23 +83,50 @@ pub fn run_sweep(sc: &Scenario, jobs: usize, label: &str) -> Result<Vec<RunResul
         .collect())
 }
 
+/// The output columns of `results.csv`, after the swept parameters.
+const RESULT_COLUMNS: [&str; 13] = [
+    "seed",
+    "flow",
+    "protocol",
+    "goodput_mbps",
+    "bytes_delivered",
+    "retransmits",
+    "timeouts",
+    "fast_recoveries",
+    "corrupt_bytes",
+    "completion_time_s",
+    "max_delivery_gap_s",
+    "duplicate_bytes",
+    "handoff_disruption_s",
+];
+
 /// `results.csv`: swept parameters, `seed`, `flow`, `protocol`,
-/// `goodput_mbps`, then further metrics (docs/scenarios.md lists them).
+/// `goodput_mbps`, then further metrics (docs/scenarios.md lists them). A
+/// swept parameter named like an output column is not repeated: the output
+/// column stands for both.
 pub fn results_csv(sc: &Scenario, results: &[RunResult]) -> String {
+    let params: Vec<&str> = sc
+        .params
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .filter(|n| !RESULT_COLUMNS.contains(n))
+        .collect();
     let mut out = String::new();
-    for (name, _) in &sc.params {
+    for name in &params {
         out.push_str(name);
         out.push(',');
     }
-    out.push_str("seed,flow,protocol,goodput_mbps,bytes_delivered,retransmits,timeouts,fast_recoveries,corrupt_bytes,completion_time_s\n");
+    out.push_str(&RESULT_COLUMNS.join(","));
+    out.push('\n');
+    let opt = |v: Option<f64>| v.map_or(String::new(), |t| format!("{t:.6}"));
     for r in results {
         for f in &r.summary.flows {
-            for (name, _) in &sc.params {
+            for name in &params {
                 out.push_str(&r.point.text(name).unwrap_or_default());
                 out.push(',');
             }
             out.push_str(&format!(
-                "{},{},{},{:.6},{},{},{},{},{},{}\n",
+                "{},{},{},{:.6},{},{},{},{},{},{},{:.6},{},{}\n",
                 r.seed,
                 f.name,
                 f.protocol,
@@ -109,8 +136,10 @@ pub fn results_csv(sc: &Scenario, results: &[RunResult]) -> String {
                 f.timeouts,
                 f.fast_recoveries,
                 f.corrupt_bytes,
-                f.completion_time_s
-                    .map_or(String::new(), |t| format!("{t:.6}")),
+                opt(f.completion_time_s),
+                f.max_delivery_gap_s,
+                f.duplicate_bytes,
+                opt(f.handoff_disruption_s),
             ));
         }
     }

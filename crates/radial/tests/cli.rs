@@ -182,6 +182,38 @@ fn sweep_writes_one_column_per_parameter() {
 }
 
 #[test]
+fn a_parameter_named_like_an_output_column_is_written_once() {
+    let dir = temp_dir("sweep-columns");
+    let text = GOOD.replace("protocol = \"tcp-sack\"", "protocol = \"${protocol}\"")
+        + "\n[sweep]\n[sweep.params]\nprotocol = [\"tcp-sack\", \"rcp\"]\n";
+    let path = write_scenario(&dir, "sweep.toml", &text);
+    let out = dir.join("o");
+    let r = radial(&[
+        "sweep",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    assert_eq!(
+        header.iter().filter(|c| **c == "protocol").count(),
+        1,
+        "{csv}"
+    );
+    for column in ["completion_time_s", "max_delivery_gap_s", "duplicate_bytes"] {
+        assert!(header.contains(&column), "{column} missing: {csv}");
+    }
+    let protocols: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap())
+        .collect();
+    assert_eq!(protocols, ["tcp-sack", "rcp"]);
+}
+
+#[test]
 fn unknown_repro_figure_exits_2_and_lists_the_known_ones() {
     let out = radial(&[
         "repro",

@@ -20,7 +20,7 @@ mod scheduler;
 
 pub use pipe::{Pipe, PipeReport, PipeState};
 pub use policy::{TargetRate, Tokens};
-pub use scheduler::{Binding, Limits, Pick, Scheduler, Scheduling};
+pub use scheduler::{Ahead, Binding, Limits, Pick, Scheduler, Scheduling};
 
 use std::collections::VecDeque;
 
@@ -29,6 +29,12 @@ use crate::rcp::RcpConfig;
 use crate::stream::ReassemblyBuffer;
 use crate::time::{Duration, Instant};
 use crate::wire::rcp::{RcpFlags, RcpHeader};
+
+/// How long past its request the head of line may wait on a pipe slower
+/// than another that could fetch it, once its answer is overdue: the bound
+/// on a stall while a working path is up is this plus that path's round
+/// trip.
+pub const HOL_PATIENCE: Duration = Duration::from_secs(1);
 
 /// R²CP receiver parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,6 +102,9 @@ pub struct R2cpReceiver {
     handoffs: Vec<(PathId, PathId)>,
     /// The token state of a target-rate policy.
     tokens: Option<Tokens>,
+    /// When a pipe blocked by the buffer may re-request the head of line
+    /// that a slower pipe holds, if nothing else wakes the engine first.
+    reinject_at: Option<Instant>,
     events: VecDeque<AppEvent>,
     stats: EndpointStats,
 }
@@ -128,6 +137,7 @@ impl R2cpReceiver {
             recoveries_closed: 0,
             handoffs: Vec::new(),
             tokens: config.target.map(Tokens::new),
+            reinject_at: None,
             events: VecDeque::new(),
             stats: EndpointStats::default(),
             config,
@@ -179,8 +189,8 @@ impl R2cpReceiver {
         let rtts: Vec<(PathId, Duration)> = self
             .pipes
             .iter()
-            .filter(|p| !p.draining)
-            .map(|p| (p.path, p.rtt_estimate()))
+            .filter(|p| p.live())
+            .map(|p| (p.path, p.rtt_shown(now)))
             .collect();
         let deq = self.buffer.next();
         let ask = Ask {
@@ -249,6 +259,12 @@ impl R2cpReceiver {
             .iter()
             .enumerate()
             .any(|(j, q)| j != i && q.live());
+        // The head of line held past its holder's RTO goes to a quicker
+        // pipe first, buffer full or not: in-order delivery waits for it.
+        if p.live() && self.reinject(i, ask, limits, false) {
+            return true;
+        }
+        let p = &self.pipes[i];
         let pick = if p.probing_blackout() && others_live {
             if self.config.redundant_striping {
                 self.sched.send_redundant(limits)
@@ -258,22 +274,30 @@ impl R2cpReceiver {
             }
         } else {
             let rtt_of = |path: PathId| ask.rtts.iter().find(|(q, _)| *q == path).map(|(_, r)| *r);
+            // How many round trips of another pipe one of ours spans: the
+            // ratio of the smoothed round trips, but no more than that of
+            // the paths' shortest ones, so that queues of the moment on
+            // like paths do not make one pipe look ahead of the other.
             let base = |q: &Pipe| q.min_rtt().map_or(1, |d| d.as_nanos().max(1));
-            let ours = base(p);
+            let smooth = |q: &Pipe| q.rtt_shown(ask.now).as_nanos().max(1);
+            let (ours, ours_smooth) = (base(p), smooth(p));
             let pipes = &self.pipes;
-            let generations = |path: PathId| {
-                pipes
-                    .iter()
-                    .find(|q| q.path == path)
-                    .map_or(1, |q| ours / base(q))
+            let ahead = |path: PathId| match pipes.iter().find(|q| q.path == path) {
+                Some(q) => Ahead {
+                    generations: (ours / base(q)).min(ours_smooth / smooth(q)),
+                    // What a pipe asked for longer ago than its patience
+                    // allows (see `reinject`) is not waited for.
+                    given_up_before: ask.now.checked_sub(q.patience()),
+                },
+                None => Ahead::PAPER,
             };
             self.sched.send_looking_ahead(
                 ask.now,
                 p.path,
                 p.next_local(),
-                p.rtt_estimate(),
+                p.rtt_shown(ask.now),
                 rtt_of,
-                generations,
+                ahead,
                 limits,
             )
         };
@@ -286,7 +310,7 @@ impl R2cpReceiver {
                 true
             }
             Pick::Freeze => {
-                if self.reinject(i, ask, limits) {
+                if self.reinject(i, ask, limits, true) {
                     return true;
                 }
                 let p = &mut self.pipes[i];
@@ -304,14 +328,15 @@ impl R2cpReceiver {
 
     /// Opportunistic re-request of the head of line (MPTCP's opportunistic
     /// retransmission, Raiciu et al., NSDI 2012, §4.2; beyond the R²CP
-    /// paper): pipe `i` is blocked by the receive buffer while the segment
+    /// paper): pipe `i` is `blocked` by the receive buffer while the segment
     /// that blocks it, the first one missing, is outstanding on a pipe that
-    /// will bring it later than `i` could. `i` asks for it too (the binding
+    /// will bring it later than `i` could; or, blocked or not, that segment
+    /// has been outstanding longer than its holder's RTO. `i` asks for it too (the binding
     /// moves to `i`; the other request still counts if it arrives first),
     /// and the slower pipe's window is halved, at most once per its round
     /// trip, so that it holds less of the buffer. A slow pipe thus never
     /// holds the connection below what the quick one would do alone.
-    fn reinject(&mut self, i: usize, ask: &Ask, limits: Limits) -> bool {
+    fn reinject(&mut self, i: usize, ask: &Ask, limits: Limits, blocked: bool) -> bool {
         let hol = ask.deq;
         if hol >= ask.buffer_end || self.buffer.holds(hol) {
             return false;
@@ -326,18 +351,29 @@ impl R2cpReceiver {
         let Some(j) = self.index(b.path) else {
             return false;
         };
-        let (ours, theirs) = (p.rtt_estimate(), self.pipes[j].rtt_estimate());
+        let (ours, theirs) = (p.rtt_shown(ask.now), self.pipes[j].rtt_shown(ask.now));
         // Quicker if `i`'s answer would come before the holder's is due; or,
-        // once the holder is a whole round trip of its own overdue (its
-        // estimate no longer holds: a path that slowed down), if `i`'s round
-        // trip is the shorter. A request only just late is left alone.
+        // once the holder's request has waited past the holder's patience
+        // (its RTO, at most HOL_PATIENCE: a path that slowed down, or died
+        // and has not timed out yet, its timer restarted by late arrivals),
+        // if `i`'s round trip is shorter than what the holder has shown:
+        // its estimate or, if longer, the time this request has waited. A
+        // request only a little late is left alone, but the engine wakes up
+        // when it would be asked for again.
         let due = b.sent_at + theirs;
+        let late = (b.sent_at + self.pipes[j].patience()).max(due);
+        let shown = theirs.max(ask.now.saturating_since(b.sent_at));
         let quicker = if due > ask.now {
-            ask.now + ours < due
+            blocked && ask.now + ours < due
         } else {
-            ask.now >= due + theirs && ours < theirs
+            ask.now >= late && ours < shown
         };
         if !quicker {
+            // Wake up when the holder's patience runs out (later, arrivals
+            // bring the engine back often enough).
+            if late > ask.now {
+                self.reinject_at = Some(self.reinject_at.map_or(late, |t| t.min(late)));
+            }
             return false;
         }
         let end = match self
@@ -603,16 +639,24 @@ impl Endpoint for R2cpReceiver {
     fn poll_timeout(&self) -> Option<Instant> {
         let tokens = self.tokens.as_ref().and_then(Tokens::deadline);
         let tokens = tokens.filter(|_| !self.delivered_all);
+        let reinject = self.reinject_at.filter(|_| !self.delivered_all);
         self.pipes
             .iter()
             .filter_map(Pipe::poll_timeout)
             .chain(tokens)
+            .chain(reinject)
             .min()
     }
 
     fn handle_timeout(&mut self, now: Instant) {
         if self.tokens.as_mut().is_some_and(|t| t.on_timer(now)) {
             // Figure 10 lines 18–19: every frozen pipe may ask again.
+            self.resume();
+        }
+        if self.reinject_at.is_some_and(|t| t <= now) {
+            // The head of line a blocked pipe waits for is now late enough
+            // to be asked for again.
+            self.reinject_at = None;
             self.resume();
         }
         let live = self.pipes.iter().any(Pipe::live);

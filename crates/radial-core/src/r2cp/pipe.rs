@@ -17,6 +17,9 @@ use crate::seq::SeqNum;
 use crate::time::{Duration, Instant};
 use crate::wire::rcp::{PullBlock, RcpFlags, RcpHeader, RECENT_PULLS};
 
+/// How many requests deemed lost a pipe remembers for late samples.
+const GIVEN_UP: usize = 256;
+
 /// Where the pipe's handshake stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PipeState {
@@ -65,6 +68,10 @@ pub struct Pipe {
     handshake: Option<Duration>,
     /// Outstanding requests by local number.
     outstanding: BTreeMap<u64, LocalRequest>,
+    /// When recent requests now deemed lost were sent, by local number: a
+    /// late answer still names its request (its pull id), so it is an
+    /// unambiguous RTT sample, and the one that shows a path slowed down.
+    given_up: BTreeMap<u64, Instant>,
     in_flight: u64,
     next_local: u64,
     /// Loss recovery lasts until a request from this local number on
@@ -129,6 +136,7 @@ impl Pipe {
             opened_at: None,
             handshake: None,
             outstanding: BTreeMap::new(),
+            given_up: BTreeMap::new(),
             in_flight: 0,
             next_local: 0,
             recover: None,
@@ -230,10 +238,39 @@ impl Pipe {
         self.rtt.srtt().unwrap_or(self.config.rtt.initial_rto)
     }
 
+    /// The retransmission timeout without backoff.
+    pub fn base_rto(&self) -> Duration {
+        self.rtt.base_rto()
+    }
+
+    /// How long a request of this pipe may be outstanding before the engine
+    /// stops waiting for it (and asks a quicker pipe for the head of line):
+    /// its RTO, at most [`super::HOL_PATIENCE`], but never less than its
+    /// round trip.
+    pub fn patience(&self) -> Duration {
+        self.base_rto()
+            .min(super::HOL_PATIENCE)
+            .max(self.rtt_estimate())
+    }
+
     /// The shortest round trip seen on the pipe (its path's propagation),
     /// once sampled.
     pub fn min_rtt(&self) -> Option<Duration> {
         self.rtt.min_rtt()
+    }
+
+    /// The round trip the pipe shows now: its estimate, or, when its
+    /// oldest outstanding request has waited longer, that wait. A path that
+    /// slowed down or died looks so at once, not once late samples have
+    /// moved the smoothed estimate.
+    pub fn rtt_shown(&self, now: Instant) -> Duration {
+        let oldest = self
+            .outstanding
+            .values()
+            .map(|r| r.sent_at)
+            .min()
+            .map_or(Duration::ZERO, |t| now.saturating_since(t));
+        self.rtt_estimate().max(oldest)
     }
 
     fn wire(&self, offset: u64) -> SeqNum {
@@ -347,6 +384,15 @@ impl Pipe {
         self.expiries = 0;
     }
 
+    /// Remembers when a request now deemed lost was sent (the most recent
+    /// [`GIVEN_UP`] of them).
+    fn give_up(&mut self, local: u64, sent: Instant) {
+        self.given_up.insert(local, sent);
+        while self.given_up.len() > GIVEN_UP {
+            self.given_up.pop_first();
+        }
+    }
+
     /// Sends the next probe of a silent path now rather than at its timer
     /// (no pipe of the connection works any more).
     pub fn probe_now(&mut self) {
@@ -406,7 +452,10 @@ impl Pipe {
     /// MPTCP's penalisation of a slow subflow (Raiciu et al., NSDI 2012,
     /// §4.2): the pipe held the head of line while a quicker pipe was
     /// blocked by the receive buffer, so its window is halved, at most once
-    /// per round trip of its own.
+    /// per round trip of its own. Unlike a congestion response the slow
+    /// start threshold stays where the window was: this is no sign of
+    /// congestion, and when the quicker path goes the pipe must regain its
+    /// rate in a few round trips, not one segment per round trip.
     pub fn penalise(&mut self, now: Instant) -> bool {
         if self
             .penalised_at
@@ -416,7 +465,7 @@ impl Pipe {
         }
         self.penalised_at = Some(now);
         let cwnd = self.cwnd();
-        self.cc.on_loss(now, LossCause::Congestion, cwnd);
+        self.cc.restart(cwnd / 2, cwnd);
         true
     }
 
@@ -446,6 +495,11 @@ impl Pipe {
                 self.cc.on_rtt_sample(now, now - t);
             }
         }
+        // The path answers: the first requests are timed from the initial
+        // RTO (Karn keeps a retried SYN's answer from being a sample), not
+        // from the handshake's backed-off timer, which would hold whatever
+        // they ask for that much longer if the path fails again.
+        self.rtt.reset_backoff();
         self.state = PipeState::Established;
         self.handshake_deadline = None;
         self.cc
@@ -472,7 +526,12 @@ impl Pipe {
             return report;
         };
         let Some(r) = self.outstanding.remove(&local) else {
-            // Late: it was deemed lost already.
+            // Late: it was deemed lost already. Its pull id names it, so
+            // its round trip is a sample all the same (no Karn ambiguity).
+            if let Some(sent) = self.given_up.remove(&local) {
+                self.rtt.on_sample(sent, now);
+                self.cc.on_rtt_sample(now, now - sent);
+            }
             return report;
         };
         let len = r.end - r.start;
@@ -504,6 +563,7 @@ impl Pipe {
         }
         for l in lost {
             let req = self.outstanding.remove(&l).expect("listed above");
+            self.give_up(l, req.sent_at);
             self.in_flight -= req.end - req.start;
             report.lost.push(req.start);
             if self.recover.is_none() {
@@ -579,7 +639,9 @@ impl Pipe {
             self.cc.on_loss(now, LossCause::Timeout, in_use);
             self.rtt.back_off();
             report.lost = self.outstanding.values().map(|r| r.start).collect();
-            self.outstanding.clear();
+            for (l, r) in std::mem::take(&mut self.outstanding) {
+                self.give_up(l, r.sent_at);
+            }
             self.in_flight = 0;
             self.recover = Some(self.next_local);
             self.after_timeout = true;

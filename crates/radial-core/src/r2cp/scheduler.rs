@@ -16,6 +16,23 @@ use crate::time::{Duration, Instant};
 /// a slower pipe.
 const MAX_GENERATIONS: u64 = 64;
 
+/// How the rank counts another pipe's outstanding requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ahead {
+    /// Round trips of that pipe while the asking pipe's request travels.
+    pub generations: u64,
+    /// Requests sent before this are not expected to trigger any more.
+    pub given_up_before: Option<Instant>,
+}
+
+impl Ahead {
+    /// The paper's rank: one generation of every outstanding request.
+    pub const PAPER: Ahead = Ahead {
+        generations: 1,
+        given_up_before: None,
+    };
+}
+
 /// How a pipe that asks to request is given a segment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Scheduling {
@@ -208,12 +225,12 @@ impl Scheduler {
         rtts: impl Fn(PathId) -> Option<Duration>,
         limits: Limits,
     ) -> Pick {
-        self.send_looking_ahead(now, path, local, rtt, rtts, |_| 1, limits)
+        self.send_looking_ahead(now, path, local, rtt, rtts, |_| Ahead::PAPER, limits)
     }
 
-    /// [`Scheduler::send`], counting `generations(q)` round trips of pipe
-    /// `q`'s requests while this pipe's travels (beyond the paper, which
-    /// counts one: see the rank below).
+    /// [`Scheduler::send`], counting the requests of each other pipe `q` as
+    /// `ahead(q)` says (beyond the paper, which counts one generation of
+    /// every outstanding request: see the rank below).
     #[allow(clippy::too_many_arguments)]
     pub fn send_looking_ahead(
         &mut self,
@@ -222,7 +239,7 @@ impl Scheduler {
         local: u64,
         rtt: Duration,
         rtts: impl Fn(PathId) -> Option<Duration>,
-        generations: impl Fn(PathId) -> u64,
+        ahead: impl Fn(PathId) -> Ahead,
         limits: Limits,
     ) -> Pick {
         let k = match self.scheduling {
@@ -247,6 +264,10 @@ impl Scheduler {
                 // one, counting one generation places the satellite's
                 // segments a tenth as far ahead as they must be, and a
                 // buffer that cannot hold the difference stalls behind them.
+                // Nor does a request count that has waited so long its pipe
+                // is given up on (`given_up_before`: its path died and the
+                // timeout has not said so yet): the segments it would leave
+                // to that pipe are not left to it.
                 let ours = now + rtt;
                 self.sent_by_path
                     .iter()
@@ -255,13 +276,20 @@ impl Scheduler {
                         let Some(r) = rtts(*p).filter(|r| !r.is_zero()) else {
                             return 0;
                         };
-                        let generations = generations(*p).clamp(1, MAX_GENERATIONS);
+                        let a = ahead(*p);
+                        let generations = a.generations.clamp(1, MAX_GENERATIONS);
+                        let from = (a.given_up_before.unwrap_or(Instant::ZERO), 0);
                         (1..=generations)
                             .map_while(|m| {
                                 let before = ours
                                     .as_nanos()
                                     .checked_sub(r.saturating_mul(m + 1).as_nanos())?;
-                                Some(sent.range(..(Instant::from_nanos(before), 0)).count())
+                                let to = (Instant::from_nanos(before), 0);
+                                Some(if to > from {
+                                    sent.range(from..to).count()
+                                } else {
+                                    0
+                                })
                             })
                             .sum::<usize>()
                     })
@@ -485,8 +513,12 @@ mod tests {
             s.send(ms(20), PathId(0), i, rtt(PathId(0)).unwrap(), rtt, open());
         }
         let d = Duration::from_millis(100);
+        let ten = |_| Ahead {
+            generations: 10,
+            given_up_before: None,
+        };
         assert_eq!(
-            s.send_looking_ahead(ms(30), PathId(1), 0, d, rtt, |_| 10, open()),
+            s.send_looking_ahead(ms(30), PathId(1), 0, d, rtt, ten, open()),
             Pick::Segment(40 * MSS, 41 * MSS)
         );
         assert_eq!(s.pending_len(), 36, "segments 4..40 wait for pipe 0");

@@ -451,6 +451,28 @@ impl Resolver<'_> {
         })
     }
 
+    /// Where `name = ...` first appears in the file (for keys whose values
+    /// carry no position of their own).
+    fn key_span(&self, name: &str) -> Option<std::ops::Range<usize>> {
+        let mut at = 0;
+        for line in self.text.split_inclusive('\n') {
+            let t = line.trim_start().trim_start_matches('{').trim_start();
+            if let Some(rest) = t.strip_prefix(name) {
+                if rest.trim_start().starts_with('=') {
+                    return Some(at..at + line.len());
+                }
+            }
+            if let Some(i) = line
+                .find(&format!(" {name} ="))
+                .or_else(|| line.find(&format!("{{{name} =")))
+            {
+                return Some(at + i..at + line.len());
+            }
+            at += line.len();
+        }
+        None
+    }
+
     fn node(
         &self,
         names: &[String],
@@ -531,9 +553,18 @@ impl Resolver<'_> {
                         return self.err(Some(q.span()), format!("link[{i}].queue"), format!("queue limit `{}` must be at least 2 packets (a limit of N holds N - 1 waiting packets plus the one on the wire, as ns-2's DropTail; 1 would drop everything)", q.get_ref()))
                     }
                 };
+                // The longest packet the link carries, at its slower rate: a
+                // channel state shorter than that cannot be told from none.
+                let packet_bytes = file.tcp.packet_size.unwrap_or(1000)
+                    + 20
+                    + u64::from(file.scenario.overhead_bytes.unwrap_or(20));
+                let slower = l.rate_reverse.map_or(l.rate.0, |r| r.0.min(l.rate.0));
+                let packet_time = slower.transmission_time(packet_bytes);
                 let (fwd, rev) = match &l.loss {
                     None => (LossSpec::None, LossSpec::None),
-                    Some(v) => self.loss(v, &format!("link[{i}].loss"), &mut channels)?,
+                    Some(v) => {
+                        self.loss(v, &format!("link[{i}].loss"), packet_time, &mut channels)?
+                    }
                 };
                 links.push(LinkSpec {
                     name,
@@ -618,6 +649,16 @@ impl Resolver<'_> {
                         a.0 + Duration::from_secs_f64(r.uniform() * (b.0 - a.0).as_secs_f64())
                     }
                 };
+                if start >= file.scenario.duration.0 {
+                    return self.err(
+                        Some(f.protocol.span()),
+                        format!("flow[{i}].start"),
+                        format!(
+                            "the flow starts at {} s, after the scenario's end",
+                            start.as_secs_f64()
+                        ),
+                    );
+                }
                 let proto = f.protocol.get_ref().as_str();
                 let onoff = match &f.traffic {
                     Some(t) => Some(self.onoff(t, f.protocol.span(), i)?),
@@ -740,6 +781,15 @@ impl Resolver<'_> {
                                         Some(p.via.span()),
                                         format!("{key}.{k}"),
                                         format!("a pipe must {k} after it opens"),
+                                    );
+                                }
+                            }
+                            if let (Some(c), Some(d)) = (p.close, p.drop) {
+                                if d.0 <= c.0 {
+                                    return self.err(
+                                        Some(p.via.span()),
+                                        format!("{key}.close"),
+                                        "a pipe dropped before it is closed is never closed: give one of `close` and `drop`".into(),
                                     );
                                 }
                             }
@@ -1001,6 +1051,7 @@ impl Resolver<'_> {
         &self,
         v: &Spanned<LossValue>,
         key: &str,
+        packet_time: Duration,
         channels: &mut Vec<GilbertElliottParams>,
     ) -> Result<(LossSpec, LossSpec), ScenarioError> {
         let span = Some(v.span());
@@ -1040,12 +1091,18 @@ impl Resolver<'_> {
                         else {
                             return self.err(span, key.to_string(), "model `gilbert-elliott` needs good_loss, bad_loss, good_mean and bad_mean".into());
                         };
-                        if gm.0.is_zero() || bm.0.is_zero() {
-                            return self.err(
-                                span,
-                                key.to_string(),
-                                "state means must be positive".into(),
-                            );
+                        for (mean, k) in [(gm.0, "good_mean"), (bm.0, "bad_mean")] {
+                            if mean < packet_time {
+                                return self.err(
+                                    span,
+                                    format!("{key}.{k}"),
+                                    format!(
+                                        "a mean stay of {} s is shorter than one packet on this link ({} s): the channel would change state for every packet",
+                                        mean.as_secs_f64(),
+                                        packet_time.as_secs_f64()
+                                    ),
+                                );
+                            }
                         }
                         channels.push(GilbertElliottParams {
                             good_loss: prob(g, ".good_loss")?,
@@ -1159,6 +1216,24 @@ impl Resolver<'_> {
         }
         if let Some(v) = t.initial_rto {
             c.rtt.initial_rto = v.0;
+        }
+        if c.rtt.max_rto < c.rtt.min_rto {
+            return self.err(
+                self.key_span("max_rto"),
+                format!("{key}.max_rto"),
+                format!(
+                    "max_rto ({} s) is below min_rto ({} s)",
+                    c.rtt.max_rto.as_secs_f64(),
+                    c.rtt.min_rto.as_secs_f64()
+                ),
+            );
+        }
+        if c.rtt.min_rto.is_zero() {
+            return self.err(
+                self.key_span("min_rto"),
+                format!("{key}.min_rto"),
+                "min_rto must be positive".into(),
+            );
         }
         if let Some(v) = t.tick {
             c.rtt.tick = v.0.max(Duration::from_nanos(1));

@@ -563,3 +563,109 @@ fn handoffs_in_ascending_time() {
     );
     expect_error(&text, "flow[0].handoffs[1].at", "handoffs = [");
 }
+
+#[test]
+fn max_rto_below_min_rto() {
+    let text = BASE.replace(
+        "[[node]]\nname = \"A\"",
+        "[tcp]\nmin_rto = \"1s\"\nmax_rto = \"200ms\"\n\n[[node]]\nname = \"A\"",
+    );
+    let e = expect_error(&text, "max_rto", "max_rto =");
+    assert!(e.message.contains("below min_rto"), "{e}");
+}
+
+#[test]
+fn a_channel_state_shorter_than_a_packet() {
+    // 1040-byte packets at 10 Mbit/s take 0.83 ms.
+    let loss = "loss = { model = \"gilbert-elliott\", good_loss = 0.0, bad_loss = 1.0, good_mean = \"10s\", bad_mean = \"500us\" }";
+    let text = edit("queue = 50", &format!("queue = 50\n{loss}"));
+    let e = expect_error(&text, "link[0].loss.bad_mean", "loss = {");
+    assert!(e.message.contains("shorter than one packet"), "{e}");
+    let ok = text.replace("500us", "1ms");
+    assert!(Scenario::parse("ok.toml", &ok).is_ok());
+}
+
+#[test]
+fn a_pipe_dropped_before_it_is_closed() {
+    let text = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
+        + "pipes = [{ via = \"B\", close = \"5s\", drop = \"3s\" }]\n";
+    expect_error(&text, "flow[0].pipes[0].close", "pipes = [");
+}
+
+#[test]
+fn a_flow_starting_after_the_end() {
+    let text = format!("{BASE}start = \"12s\"\n");
+    expect_error(&text, "flow[0].start", "protocol = \"tcp-sack\"");
+}
+
+#[test]
+fn repeating_schedule_entries_expand_until_the_end() {
+    let text = format!(
+        "{BASE}\n[[schedule]]\nat = \"1s\"\nevery = \"4s\"\nlink = \"A-B\"\naction = \"down\"\nsignal = true\n\n[[schedule]]\nat = \"3s\"\nevery = \"4s\"\nuntil = \"8s\"\nlink = \"A-B\"\naction = \"up\"\n"
+    );
+    let sc = Scenario::parse("t.toml", &text).unwrap();
+    let spec = sc.build(&sc.points()[0], 1).unwrap();
+    let got: Vec<(u64, bool, bool)> = spec
+        .schedule
+        .iter()
+        .map(|e| (e.at.as_millis(), e.action == LinkAction::Down, e.signal))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1000, true, true),
+            (3000, false, false),
+            (5000, true, true),
+            (7000, false, false),
+            (9000, true, true)
+        ]
+    );
+    // A period of nothing, an `until` before `at`, and a signal on a rate
+    // change are errors.
+    let zero = text.replacen("every = \"4s\"", "every = \"0s\"", 1);
+    expect_error(&zero, "schedule[0].every", "action = \"down\"");
+    let before = text.replace("until = \"8s\"", "until = \"2s\"");
+    expect_error(&before, "schedule[1].every", "action = \"up\"");
+    let rate = text.replace(
+        "action = \"down\"\nsignal = true",
+        "action = \"rate\"\nrate = \"1Mbit/s\"\nsignal = true",
+    );
+    expect_error(&rate, "schedule[0].signal", "action = \"rate\"");
+}
+
+#[test]
+fn repeating_handoffs_merge_in_time_order() {
+    let text = edit("to = \"B\"", "to = \"B\"\nhandoffs = [{ at = \"2s\", every = \"4s\", to = \"A\" }, { at = \"4s\", every = \"4s\", to = \"B\" }]");
+    let sc = Scenario::parse("t.toml", &text).unwrap();
+    let spec = sc.build(&sc.points()[0], 1).unwrap();
+    let times: Vec<u64> = spec.flows[0]
+        .handoffs
+        .iter()
+        .map(|h| h.0.as_millis())
+        .collect();
+    assert_eq!(times, [2000, 4000, 6000, 8000]);
+    let clash = text.replace("at = \"4s\"", "at = \"6s\"");
+    let e = Scenario::parse("t.toml", &clash).unwrap_err();
+    assert_eq!(e.key, "flow[0].handoffs");
+}
+
+#[test]
+fn several_zip_groups_each_advance_together() {
+    let text = BASE.to_string()
+        + "\n[sweep]\nzip = [[\"a\", \"b\"], [\"c\", \"d\"]]\n[sweep.params]\na = [1, 2]\nb = [10, 20]\nc = [true, false]\nd = [\"x\", \"y\"]\n";
+    let sc = Scenario::parse("zip.toml", &text).unwrap();
+    let points: Vec<String> = sc
+        .points()
+        .iter()
+        .map(|p| ["a", "b", "c", "d"].map(|n| p.text(n).unwrap()).join(" "))
+        .collect();
+    assert_eq!(
+        points,
+        ["1 10 true x", "1 10 false y", "2 20 true x", "2 20 false y"]
+    );
+    let twice = text.replace("[\"c\", \"d\"]]", "[\"c\", \"a\"]]");
+    assert_eq!(
+        Scenario::parse("zip.toml", &twice).unwrap_err().key,
+        "sweep.zip"
+    );
+}
