@@ -298,16 +298,23 @@ proptest! {
         check_integrity(&c, &run(&c))?;
     }
 
-    /// The stall bound over the same cases. It does not hold yet in 16 of
-    /// the 10,000 (paths slowing 1000× behind queues of a hundred packets
-    /// and more, which keep answering, minutes late); run with
-    /// `-- --ignored` to see them.
+    /// The stall bound over the same cases. It does not hold yet in a few
+    /// of the 10,000 (docs/results/stress.md says how many, and which);
+    /// run with `-- --ignored` to see the first, with
+    /// `RADIAL_MOBILITY_TALLY=1` as well to list them all.
     #[test]
     #[ignore]
     fn no_stall_beyond_the_bound_while_the_anchor_works(c in case_strategy()) {
         let f = run(&c);
         check_integrity(&c, &f)?;
-        check_stall(&c, &f)?;
+        if std::env::var_os("RADIAL_MOBILITY_TALLY").is_some() {
+            // Count instead of stopping at the first: one line per case.
+            if f.max_delivery_gap_s > c.bound() {
+                eprintln!("STALL {:.3} s (bound {:.3} s) {c:?}", f.max_delivery_gap_s, c.bound());
+            }
+        } else {
+            check_stall(&c, &f)?;
+        }
     }
 }
 

@@ -53,9 +53,11 @@ enum Command {
         jobs: Option<usize>,
     },
     /// Re-create a paper figure: plot, table beside the paper's claim, and the
-    /// issue's acceptance checks, in OUT/<group>.md (e.g. docs/results/rcp.md).
+    /// acceptance checks it is held to, in OUT/<group>.md (e.g.
+    /// docs/results/rcp.md); `stress` runs R²CP's stress classes into
+    /// OUT/stress.md.
     Repro {
-        /// Figure name (rcp-fig5a, rcp-fig4c) or `all`.
+        /// Figure name (rcp-fig5a, rcp-fig4c), `all`, or `stress`.
         figure: String,
         /// Output directory.
         #[arg(long, default_value = "docs/results")]

@@ -9,6 +9,7 @@ mod net;
 mod plot;
 mod repro;
 mod run;
+mod stress;
 mod sweep;
 mod timeseries;
 

@@ -1363,6 +1363,12 @@ fn publish(target: &Target, out: &Path, body: &str) -> Result<(), CliError> {
 }
 
 pub fn repro(which: &str, out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
+    if which == "stress" {
+        if !crate::stress::run(out, jobs(jobs_flag))? {
+            println!("note: some acceptance checks do not hold; see stress.md.");
+        }
+        return Ok(());
+    }
     let selected: Vec<&Target> = if which == "all" {
         TARGETS.iter().collect()
     } else {
@@ -1371,7 +1377,7 @@ pub fn repro(which: &str, out: &Path, jobs_flag: Option<usize>) -> Result<(), Cl
             None => {
                 let names: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
                 return Err(CliError::Input(format!(
-                    "unknown figure `{which}` (known: {}, all)",
+                    "unknown figure `{which}` (known: {}, all, stress)",
                     names.join(", ")
                 )));
             }

@@ -36,6 +36,10 @@ use crate::wire::rcp::{RcpFlags, RcpHeader};
 /// trip.
 pub const HOL_PATIENCE: Duration = Duration::from_secs(1);
 
+/// The ratio of smoothed round trips from which a pipe is ranked as slow
+/// as it shows, whatever its path's shortest round trip.
+const SLOWED: u64 = 8;
+
 /// R²CP receiver parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct R2cpConfig {
@@ -277,14 +281,24 @@ impl R2cpReceiver {
             // How many round trips of another pipe one of ours spans: the
             // ratio of the smoothed round trips, but no more than that of
             // the paths' shortest ones, so that queues of the moment on
-            // like paths do not make one pipe look ahead of the other.
+            // like paths do not make one pipe look ahead of the other;
+            // unless the smoothed ratio reaches SLOWED: then this pipe's
+            // path has slowed down far beyond its propagation, and it is
+            // taken as it is now.
             let base = |q: &Pipe| q.min_rtt().map_or(1, |d| d.as_nanos().max(1));
             let smooth = |q: &Pipe| q.rtt_shown(ask.now).as_nanos().max(1);
             let (ours, ours_smooth) = (base(p), smooth(p));
             let pipes = &self.pipes;
             let ahead = |path: PathId| match pipes.iter().find(|q| q.path == path) {
                 Some(q) => Ahead {
-                    generations: (ours / base(q)).min(ours_smooth / smooth(q)),
+                    generations: {
+                        let now_ratio = ours_smooth / smooth(q);
+                        if now_ratio >= SLOWED {
+                            now_ratio
+                        } else {
+                            (ours / base(q)).min(now_ratio)
+                        }
+                    },
                     // What a pipe asked for longer ago than its patience
                     // allows (see `reinject`) is not waited for.
                     given_up_before: ask.now.checked_sub(q.patience()),
