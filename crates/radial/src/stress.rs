@@ -20,42 +20,25 @@ struct Class {
     scenario: &'static str,
 }
 
+/// A class of `scenarios/stress/`, by file name.
+macro_rules! class {
+    ($name:literal) => {
+        Class {
+            name: $name,
+            path: concat!("scenarios/stress/", $name, ".toml"),
+            scenario: include_str!(concat!("../../../scenarios/stress/", $name, ".toml")),
+        }
+    };
+}
+
 const CLASSES: [Class; 7] = [
-    Class {
-        name: "handoff-storm",
-        path: "scenarios/stress/handoff-storm.toml",
-        scenario: include_str!("../../../scenarios/stress/handoff-storm.toml"),
-    },
-    Class {
-        name: "dying-path",
-        path: "scenarios/stress/dying-path.toml",
-        scenario: include_str!("../../../scenarios/stress/dying-path.toml"),
-    },
-    Class {
-        name: "slow-path",
-        path: "scenarios/stress/slow-path.toml",
-        scenario: include_str!("../../../scenarios/stress/slow-path.toml"),
-    },
-    Class {
-        name: "migration-blackout",
-        path: "scenarios/stress/migration-blackout.toml",
-        scenario: include_str!("../../../scenarios/stress/migration-blackout.toml"),
-    },
-    Class {
-        name: "three-pipes",
-        path: "scenarios/stress/three-pipes.toml",
-        scenario: include_str!("../../../scenarios/stress/three-pipes.toml"),
-    },
-    Class {
-        name: "five-pipes",
-        path: "scenarios/stress/five-pipes.toml",
-        scenario: include_str!("../../../scenarios/stress/five-pipes.toml"),
-    },
-    Class {
-        name: "small-file",
-        path: "scenarios/stress/small-file.toml",
-        scenario: include_str!("../../../scenarios/stress/small-file.toml"),
-    },
+    class!("handoff-storm"),
+    class!("dying-path"),
+    class!("slow-path"),
+    class!("migration-blackout"),
+    class!("three-pipes"),
+    class!("five-pipes"),
+    class!("small-file"),
 ];
 
 /// The stall bound of the pTCP topology's classes: 1 s plus the WWAN's RTO,

@@ -144,12 +144,10 @@ fn same_scenario_and_seed_give_identical_summary() {
     assert!(flow["goodput_mbps"].as_f64().unwrap() > 0.5);
 }
 
-#[test]
-fn sweep_writes_one_column_per_parameter() {
-    let dir = temp_dir("sweep");
-    let text = GOOD.replace("loss = 0.01", "loss = \"${loss}\"")
-        + "\n[sweep]\nseeds = [1, 2]\n[sweep.params]\nloss = [0.0, 0.05]\n";
-    let path = write_scenario(&dir, "sweep.toml", &text);
+/// `radial sweep` over `text` in a fresh directory: its results.csv.
+fn sweep_results(name: &str, text: &str) -> String {
+    let dir = temp_dir(name);
+    let path = write_scenario(&dir, "sweep.toml", text);
     let out = dir.join("o");
     let r = radial(&[
         "sweep",
@@ -160,7 +158,14 @@ fn sweep_writes_one_column_per_parameter() {
         "2",
     ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    std::fs::read_to_string(out.join("results.csv")).unwrap()
+}
+
+#[test]
+fn sweep_writes_one_column_per_parameter() {
+    let text = GOOD.replace("loss = 0.01", "loss = \"${loss}\"")
+        + "\n[sweep]\nseeds = [1, 2]\n[sweep.params]\nloss = [0.0, 0.05]\n";
+    let csv = sweep_results("sweep", &text);
     let mut lines = csv.lines();
     assert!(lines
         .next()
@@ -183,19 +188,9 @@ fn sweep_writes_one_column_per_parameter() {
 
 #[test]
 fn a_parameter_named_like_an_output_column_is_written_once() {
-    let dir = temp_dir("sweep-columns");
     let text = GOOD.replace("protocol = \"tcp-sack\"", "protocol = \"${protocol}\"")
         + "\n[sweep]\n[sweep.params]\nprotocol = [\"tcp-sack\", \"rcp\"]\n";
-    let path = write_scenario(&dir, "sweep.toml", &text);
-    let out = dir.join("o");
-    let r = radial(&[
-        "sweep",
-        path.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let csv = sweep_results("sweep-columns", &text);
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     assert_eq!(
         header.iter().filter(|c| **c == "protocol").count(),
