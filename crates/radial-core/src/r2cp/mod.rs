@@ -684,7 +684,7 @@ impl Endpoint for R2cpReceiver {
             // The last working path fell silent: every other silent path is
             // probed at once, in case one of them came back meanwhile.
             for p in &mut self.pipes {
-                p.probe_now();
+                p.probe_now(now);
             }
         }
         self.check_handoffs();

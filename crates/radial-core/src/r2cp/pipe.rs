@@ -394,10 +394,16 @@ impl Pipe {
     }
 
     /// Sends the next probe of a silent path now rather than at its timer
-    /// (no pipe of the connection works any more).
-    pub fn probe_now(&mut self) {
+    /// (no pipe of the connection works any more); a pipe still opening
+    /// sends its SYN again now, rather than at its backed-off timer.
+    pub fn probe_now(&mut self, now: Instant) {
         if self.blackout && self.probe_deadline.take().is_some() {
             self.expiries += 1;
+        }
+        if self.state == PipeState::Opening && !self.suspended && self.handshake_deadline.is_some()
+        {
+            self.rtt.reset_backoff();
+            self.open(now);
         }
     }
 
