@@ -1,0 +1,277 @@
+//! Loading a scenario file and its sweep: parameters, zip groups, seeds,
+//! and the points they make.
+
+use super::*;
+
+impl Scenario {
+    /// Reads and validates a scenario file.
+    pub fn load(path: &Path) -> Result<Self, ScenarioError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+            file: file.clone(),
+            line: None,
+            key: "-".into(),
+            message: format!("cannot read: {e}"),
+        })?;
+        Self::parse(&file, &text)
+    }
+
+    /// Validates scenario text; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Self, ScenarioError> {
+        let err = |line: Option<usize>, key: &str, message: String| ScenarioError {
+            file: file.to_string(),
+            line,
+            key: key.to_string(),
+            message,
+        };
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            err(
+                e.span().map(|s| line_of(text, s.start)),
+                "-",
+                e.message().to_string(),
+            )
+        })?;
+        let sweep_line = text
+            .lines()
+            .position(|l| l.trim() == "[sweep]")
+            .map(|i| i + 1);
+        let mut params = Vec::new();
+        let mut seeds = Vec::new();
+        let mut zip: Vec<Vec<String>> = Vec::new();
+        if let Some(sweep) = table.get("sweep") {
+            let sweep = sweep
+                .as_table()
+                .ok_or_else(|| err(sweep_line, "sweep", "must be a table".into()))?;
+            for (k, v) in sweep {
+                match k.as_str() {
+                    "seeds" => {
+                        let list = v.as_array().ok_or_else(|| {
+                            err(
+                                sweep_line,
+                                "sweep.seeds",
+                                "must be a list of integers".into(),
+                            )
+                        })?;
+                        for s in list {
+                            match s.as_integer() {
+                                Some(n) if n >= 0 => seeds.push(n as u64),
+                                _ => {
+                                    return Err(err(
+                                        sweep_line,
+                                        "sweep.seeds",
+                                        format!("`{s}` is not a non-negative integer"),
+                                    ))
+                                }
+                            }
+                        }
+                    }
+                    "params" => {
+                        let t = v.as_table().ok_or_else(|| {
+                            err(sweep_line, "sweep.params", "must be a table".into())
+                        })?;
+                        for (name, values) in t {
+                            let list =
+                                values.as_array().filter(|a| !a.is_empty()).ok_or_else(|| {
+                                    err(
+                                        sweep_line,
+                                        &format!("sweep.params.{name}"),
+                                        "must be a non-empty list".into(),
+                                    )
+                                })?;
+                            params.push((name.clone(), list.clone()));
+                        }
+                    }
+                    "zip" => {
+                        let list = v.as_array().ok_or_else(|| {
+                            err(
+                                sweep_line,
+                                "sweep.zip",
+                                "must be a list of parameter names".into(),
+                            )
+                        })?;
+                        // One group (a list of names) or several (a list of
+                        // lists of names).
+                        let groups: Vec<&toml::Value> =
+                            if list.iter().all(|g| g.is_array()) && !list.is_empty() {
+                                list.iter().collect()
+                            } else {
+                                vec![v]
+                            };
+                        for g in groups {
+                            let mut group = Vec::new();
+                            for n in g.as_array().into_iter().flatten() {
+                                let name = n.as_str().ok_or_else(|| {
+                                    err(
+                                        sweep_line,
+                                        "sweep.zip",
+                                        format!("`{n}` is not a parameter name"),
+                                    )
+                                })?;
+                                if zip.iter().flatten().any(|z| z == name)
+                                    || group.iter().any(|z| z == name)
+                                {
+                                    return Err(err(
+                                        sweep_line,
+                                        "sweep.zip",
+                                        format!("`{name}` is zipped twice"),
+                                    ));
+                                }
+                                group.push(name.to_string());
+                            }
+                            zip.push(group);
+                        }
+                    }
+                    other => {
+                        return Err(err(
+                            sweep_line,
+                            &format!("sweep.{other}"),
+                            "unknown key (expected `seeds`, `params` or `zip`)".into(),
+                        ))
+                    }
+                }
+            }
+        }
+        let name = table
+            .get("scenario")
+            .and_then(|s| s.get("name"))
+            .and_then(|n| n.as_str())
+            .unwrap_or("")
+            .to_string();
+        for group in &zip {
+            let mut zip_len = None;
+            for z in group {
+                let Some((_, values)) = params.iter().find(|(n, _)| n == z) else {
+                    return Err(err(
+                        sweep_line,
+                        "sweep.zip",
+                        format!("`{z}` is not a sweep parameter"),
+                    ));
+                };
+                if *zip_len.get_or_insert(values.len()) != values.len() {
+                    return Err(err(
+                        sweep_line,
+                        "sweep.zip",
+                        "zipped parameters must have lists of the same length".into(),
+                    ));
+                }
+            }
+        }
+        let mut sc = Scenario {
+            file: file.to_string(),
+            text: text.to_string(),
+            name,
+            params,
+            zip,
+            seeds,
+        };
+        if sc.seeds.is_empty() {
+            let seed = table
+                .get("scenario")
+                .and_then(|s| s.get("seed"))
+                .and_then(|s| s.as_integer())
+                .unwrap_or(1);
+            sc.seeds.push(seed.max(0) as u64);
+        }
+        // Every point must build.
+        for p in sc.points() {
+            sc.build(&p, sc.seeds[0])?;
+        }
+        Ok(sc)
+    }
+
+    /// Every combination of the swept parameters (the first parameter varies
+    /// slowest); zipped parameters advance together as one.
+    pub fn points(&self) -> Vec<Point> {
+        let mut points = vec![Point { values: Vec::new() }];
+        for (name, values) in &self.params {
+            let zip = self.zip.iter().find(|g| g.contains(name));
+            let zipped = zip.is_some();
+            if zip.is_some_and(|g| g.first() != Some(name)) {
+                continue; // expanded with the first of its group
+            }
+            let group: Vec<&(String, Vec<toml::Value>)> = zip
+                .into_iter()
+                .flatten()
+                .filter_map(|z| self.params.iter().find(|(n, _)| n == z))
+                .collect();
+            let mut next = Vec::new();
+            for p in &points {
+                for (i, v) in values.iter().enumerate() {
+                    let mut q = p.clone();
+                    if zipped {
+                        for (n, vs) in &group {
+                            q.values.push((n.clone(), vs[i].clone()));
+                        }
+                    } else {
+                        q.values.push((name.clone(), v.clone()));
+                    }
+                    next.push(q);
+                }
+            }
+            points = next;
+        }
+        // Report values in declaration order whatever the zip order.
+        for p in &mut points {
+            p.values
+                .sort_by_key(|(n, _)| self.params.iter().position(|(m, _)| m == n));
+        }
+        points
+    }
+
+    /// The point that sets `overrides` and the first value of every other
+    /// parameter. Unknown names are errors.
+    pub fn point_with(&self, overrides: &[(String, String)]) -> Result<Point, ScenarioError> {
+        let mut p = Point { values: Vec::new() };
+        for (name, values) in &self.params {
+            p.values.push((name.clone(), values[0].clone()));
+        }
+        for (k, v) in overrides {
+            let slot = p
+                .values
+                .iter_mut()
+                .find(|(n, _)| n == k)
+                .ok_or_else(|| ScenarioError {
+                    file: self.file.clone(),
+                    line: None,
+                    key: k.clone(),
+                    message: "no such sweep parameter".into(),
+                })?;
+            slot.1 = v
+                .parse::<i64>()
+                .map(toml::Value::Integer)
+                .or_else(|_| v.parse::<f64>().map(toml::Value::Float))
+                .or_else(|_| v.parse::<bool>().map(toml::Value::Boolean))
+                .unwrap_or_else(|_| toml::Value::String(v.clone()));
+        }
+        Ok(p)
+    }
+}
+
+/// Replaces `"${p}"` by the value and `${p}` inside strings by its text,
+/// outside the `[sweep]` section.
+pub(super) fn substitute(text: &str, point: &Point) -> Result<String, (usize, String)> {
+    let mut out = String::with_capacity(text.len());
+    let mut in_sweep = false;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            in_sweep = t.starts_with("[sweep");
+        }
+        if in_sweep || !line.contains("${") {
+            out.push_str(line);
+            continue;
+        }
+        let mut l = line.to_string();
+        for (name, v) in &point.values {
+            l = l.replace(&format!("\"${{{name}}}\""), &v.to_string());
+            l = l.replace(&format!("${{{name}}}"), &value_text(v));
+        }
+        if let Some(at) = l.find("${") {
+            let rest = &l[at + 2..];
+            let name = rest.split('}').next().unwrap_or(rest).to_string();
+            return Err((i + 1, name));
+        }
+        out.push_str(&l);
+    }
+    Ok(out)
+}

@@ -1,0 +1,318 @@
+//! Building the agents of each flow from its spec.
+
+use super::*;
+
+impl Simulator {
+    pub(super) fn build_flows(&mut self, node_addr: &[Option<Addr>]) {
+        let seed = self.spec.seed;
+        let flows = std::mem::take(&mut self.spec.flows);
+        for (i, f) in flows.iter().enumerate() {
+            let i = i as u32;
+            if let FlowProtocol::R2cp(config) = &f.protocol {
+                self.build_r2cp(i, f, *config, node_addr);
+                continue;
+            }
+            if let FlowProtocol::Apps(config) = &f.protocol {
+                self.build_apps(i, f, *config, node_addr);
+                continue;
+            }
+            let (src_addr, dst_addr) = (
+                node_addr[f.from as usize].expect("validated: node has a link"),
+                node_addr[f.to as usize].expect("validated: node has a link"),
+            );
+            let sender = self.agents.len() as u32;
+            let receiver = sender + 1;
+            let salt = Rng::stream(seed, &format!("flow:{i}:pattern")).next_u64();
+            let (tx_ep, rx_ep, source, sink): (Option<BoxedEndpoint>, Option<BoxedEndpoint>, _, _) =
+                match &f.protocol {
+                    FlowProtocol::Tcp(config) => {
+                        let mut config = *config;
+                        config.conn_id = i + 1;
+                        config.rtt.tick_offset =
+                            tick_offset(seed, &format!("flow:{i}:clock"), config.rtt.tick);
+                        (
+                            Some(Box::new(TcpSender::new(config, PathId(0)))),
+                            Some(Box::new(TcpReceiver::new(config, PathId(0)))),
+                            Some(app_source(f.traffic, salt)),
+                            Some(Sink::new(salt)),
+                        )
+                    }
+                    FlowProtocol::Rcp(config) => {
+                        let mut config = *config;
+                        config.conn_id = i + 1;
+                        config.rtt.tick_offset =
+                            tick_offset(seed, &format!("flow:{i}:clock"), config.rtt.tick);
+                        (
+                            Some(Box::new(RcpSender::new(config, PathId(0)))),
+                            Some(Box::new(RcpReceiver::new(config, PathId(0)))),
+                            Some(app_source(f.traffic, salt)),
+                            Some(Sink::new(salt)),
+                        )
+                    }
+                    FlowProtocol::Udp => (None, None, None, None),
+                    FlowProtocol::R2cp(_) | FlowProtocol::Apps(_) => unreachable!("built above"),
+                };
+            self.agents.push(Agent {
+                node: f.from,
+                addr: src_addr,
+                peer_addr: dst_addr,
+                peer_agent: receiver,
+                flow: i,
+                endpoint: tx_ep,
+                source,
+                sink: None,
+                timer_at: None,
+                paths: Vec::new(),
+                stripe: None,
+            });
+            self.agents.push(Agent {
+                node: f.to,
+                addr: dst_addr,
+                peer_addr: src_addr,
+                peer_agent: sender,
+                flow: i,
+                endpoint: rx_ep,
+                source: None,
+                sink,
+                timer_at: None,
+                paths: Vec::new(),
+                stripe: None,
+            });
+            let source = if let Traffic::OnOff(spec) = f.traffic {
+                self.sources.push(OnOff {
+                    spec,
+                    agent: sender,
+                    rng: Rng::stream(seed, &format!("flow:{i}:onoff")),
+                    on_until: None,
+                });
+                Some(self.sources.len() as u32 - 1)
+            } else {
+                None
+            };
+            let mut handoffs = Vec::new();
+            for &(at, node) in &f.handoffs {
+                let addr = node_addr[node as usize].expect("validated: node has a link");
+                let at = Instant::ZERO + at;
+                self.net.events.push(
+                    at,
+                    EventKind::Move {
+                        flow: i,
+                        node,
+                        addr: addr.0,
+                    },
+                );
+                handoffs.push(at);
+            }
+            self.flows.push(FlowState {
+                sender,
+                receiver,
+                source,
+                udp_bytes: 0,
+                udp_sent: 0,
+                completed_at: None,
+                more_agents: Vec::new(),
+                last_delivery: None,
+                max_gap: (Duration::ZERO, Instant::ZERO),
+                handoffs,
+                handoff_gap: None,
+                pre_handoff_gaps: Vec::new(),
+                reseq: None,
+            });
+        }
+        self.spec.flows = flows;
+    }
+
+    /// An R²CP flow: one multi-path receiver at `to` and one unchanged RCP
+    /// sender per pipe, all serving the same content (replicas).
+    pub(super) fn build_r2cp(
+        &mut self,
+        i: u32,
+        f: &FlowSpec,
+        config: R2cpConfig,
+        node_addr: &[Option<Addr>],
+    ) {
+        let seed = self.spec.seed;
+        let salt = Rng::stream(seed, &format!("flow:{i}:pattern")).next_u64();
+        let receiver = self.agents.len() as u32;
+        let mut config = config;
+        config.pipe.conn_id = i + 1;
+        config.pipe.rtt.tick_offset =
+            tick_offset(seed, &format!("flow:{i}:clock"), config.pipe.rtt.tick);
+        let addr = |n: u32| node_addr[n as usize].expect("validated: node has a link");
+        let paths: Vec<PathBinding> = f
+            .pipes
+            .iter()
+            .enumerate()
+            .map(|(p, pipe)| PathBinding {
+                node: pipe.via,
+                addr: addr(pipe.via),
+                peer_addr: addr(pipe.server),
+                peer_agent: receiver + 1 + p as u32,
+            })
+            .collect();
+        self.agents.push(Agent {
+            node: f.to,
+            addr: addr(f.pipes[0].via),
+            peer_addr: addr(f.pipes[0].server),
+            peer_agent: receiver + 1,
+            flow: i,
+            endpoint: Some(Box::new(R2cpReceiver::new(config))),
+            source: None,
+            sink: Some(Sink::new(salt)),
+            timer_at: None,
+            paths,
+            stripe: None,
+        });
+        let mut senders = Vec::new();
+        let mut handoffs = Vec::new();
+        for (p, pipe) in f.pipes.iter().enumerate() {
+            let mut cfg = config.pipe;
+            cfg.conn_id = R2cpConfig::pipe_conn_id(cfg.conn_id, PathId(p as u16));
+            cfg.opener = radial_core::rcp::Opener::Receiver;
+            senders.push(self.agents.len() as u32);
+            self.agents.push(Agent {
+                node: pipe.server,
+                addr: addr(pipe.server),
+                peer_addr: addr(pipe.via),
+                peer_agent: receiver,
+                flow: i,
+                endpoint: Some(Box::new(RcpSender::new(cfg, PathId(0)))),
+                source: Some(app_source(f.traffic, salt)),
+                sink: None,
+                timer_at: None,
+                paths: Vec::new(),
+                stripe: None,
+            });
+            let changes = [
+                (Some(pipe.open), PathChange::Up),
+                (pipe.close, PathChange::Close),
+                (pipe.drop, PathChange::Drop),
+            ];
+            for (at, change) in changes {
+                let Some(at) = at else { continue };
+                self.net.events.push(
+                    Instant::ZERO + at,
+                    EventKind::Path {
+                        agent: receiver,
+                        path: p as u16,
+                        change,
+                    },
+                );
+                // A handoff: watch delivery around it (pipes opening with the
+                // flow are its start, not a handoff).
+                if change != PathChange::Up || at > f.start {
+                    handoffs.push(Instant::ZERO + at);
+                }
+            }
+        }
+        handoffs.sort();
+        self.flows.push(FlowState {
+            sender: senders[0],
+            receiver,
+            source: None,
+            udp_bytes: 0,
+            udp_sent: 0,
+            completed_at: None,
+            more_agents: senders[1..].to_vec(),
+            last_delivery: None,
+            max_gap: (Duration::ZERO, Instant::ZERO),
+            handoffs,
+            handoff_gap: None,
+            pre_handoff_gaps: Vec::new(),
+            reseq: None,
+        });
+    }
+
+    /// An `apps` flow: one RCP connection per pipe, the stream striped over
+    /// them by chunks of one segment, resequenced at the receiving
+    /// application in a buffer of the receive window's size.
+    pub(super) fn build_apps(
+        &mut self,
+        i: u32,
+        f: &FlowSpec,
+        config: RcpConfig,
+        node_addr: &[Option<Addr>],
+    ) {
+        let seed = self.spec.seed;
+        let salt = Rng::stream(seed, &format!("flow:{i}:pattern")).next_u64();
+        let addr = |n: u32| node_addr[n as usize].expect("validated: node has a link");
+        let k = f.pipes.len() as u64;
+        let chunk = config.mss;
+        let total = match f.traffic {
+            Traffic::File(n) => Some(n),
+            _ => None,
+        };
+        let mut agents = Vec::new();
+        for (j, pipe) in f.pipes.iter().enumerate() {
+            let mut cfg = config;
+            cfg.conn_id = R2cpConfig::pipe_conn_id(i + 1, PathId(j as u16));
+            cfg.rtt.tick_offset = tick_offset(seed, &format!("flow:{i}:{j}:clock"), cfg.rtt.tick);
+            let sender = self.agents.len() as u32;
+            let receiver = sender + 1;
+            self.agents.push(Agent {
+                node: pipe.server,
+                addr: addr(pipe.server),
+                peer_addr: addr(pipe.via),
+                peer_agent: receiver,
+                flow: i,
+                endpoint: Some(Box::new(RcpSender::new(cfg, PathId(0)))),
+                source: Some(Source::striped(salt, total, k, j as u64, chunk)),
+                sink: None,
+                timer_at: None,
+                paths: Vec::new(),
+                stripe: None,
+            });
+            self.agents.push(Agent {
+                node: pipe.via,
+                addr: addr(pipe.via),
+                peer_addr: addr(pipe.server),
+                peer_agent: sender,
+                flow: i,
+                endpoint: Some(Box::new(RcpReceiver::new(cfg, PathId(0)))),
+                source: None,
+                sink: None,
+                timer_at: None,
+                paths: Vec::new(),
+                stripe: Some(j as u16),
+            });
+            agents.push((sender, receiver));
+            // Connections after the first start at their pipe's opening.
+            if j > 0 {
+                self.net.events.push(
+                    Instant::ZERO + pipe.open,
+                    EventKind::Timer { agent: receiver },
+                );
+            }
+        }
+        self.flows.push(FlowState {
+            sender: agents[0].0,
+            receiver: agents[0].1,
+            source: None,
+            udp_bytes: 0,
+            udp_sent: 0,
+            completed_at: None,
+            more_agents: agents[1..].iter().flat_map(|&(s, r)| [s, r]).collect(),
+            last_delivery: None,
+            max_gap: (Duration::ZERO, Instant::ZERO),
+            handoffs: Vec::new(),
+            handoff_gap: None,
+            pre_handoff_gaps: Vec::new(),
+            reseq: Some(Resequencer::new(salt, k, chunk, config.rwnd_bytes())),
+        });
+    }
+}
+
+/// Where within its timer tick an endpoint's clock starts, drawn per
+/// endpoint from stream `label` (ns-2's agents do not tick in phase).
+fn tick_offset(seed: u64, label: &str, tick: Duration) -> Duration {
+    let mut clock = Rng::stream(seed, label);
+    Duration::from_nanos((clock.uniform() * tick.as_nanos() as f64) as u64)
+}
+/// The application at the sending end of a transport flow.
+fn app_source(traffic: Traffic, salt: u64) -> Source {
+    match traffic {
+        Traffic::Bulk => Source::new(salt, None),
+        Traffic::File(n) => Source::new(salt, Some(n)),
+        Traffic::OnOff(_) => Source::open_ended(salt),
+    }
+}
