@@ -192,26 +192,14 @@ fn path_strategy(anchor: bool) -> impl Strategy<Value = Path> {
         .prop_map(
             move |(rate, delay, queue, loss, fate, replica_from, close)| {
                 if anchor {
-                    // The anchor always works: no loss, no fate, open from the
-                    // start to the end.
-                    Path {
-                        rate,
-                        delay,
-                        queue,
-                        loss: 0.0,
-                        fate: Fate::Calm,
-                        replica_from: None,
-                        close: None,
-                    }
+                    // The anchor always works: no loss, no fate, open from
+                    // the start to the end.
+                    path(rate, delay, queue, 0.0, Fate::Calm)
                 } else {
                     Path {
-                        rate,
-                        delay,
-                        queue,
-                        loss,
-                        fate,
                         replica_from,
                         close,
+                        ..path(rate, delay, queue, loss, fate)
                     }
                 }
             },

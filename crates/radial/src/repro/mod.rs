@@ -1,0 +1,716 @@
+//! `radial repro`: re-creates a figure of the papers — runs its scenario
+//! sweep, plots it, and writes a Markdown table beside the paper's claim, with
+//! the acceptance checks we hold it to, evaluated on our numbers.
+//!
+//! Each target's section is written between markers in `<out>/<group>.md`
+//! (for example `docs/results/rcp.md`), so re-running one target updates its
+//! section only.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use radial_sim::Scenario;
+
+use crate::cli::{io_err, jobs, CliError};
+use crate::plot::{line_plot, Figure, Series};
+use crate::run::write;
+use crate::sweep::{run_sweep, RunResult};
+use crate::timeseries::{binned, binned_sd, download, pipe_points, rate_between, share_near};
+
+mod friendliness;
+mod sequence;
+mod targets;
+
+use friendliness::*;
+use sequence::*;
+use targets::*;
+
+/// Mean per-flow goodput of the reliable flows of each run, by (series, x).
+pub struct Table {
+    /// Series names in sweep order.
+    pub series: Vec<String>,
+    /// X values in sweep order.
+    pub xs: Vec<f64>,
+    /// (series index, x index) → per-run values.
+    cells: Vec<Vec<Vec<f64>>>,
+}
+
+impl Table {
+    fn from_results(
+        results: &[RunResult],
+        series_param: &str,
+        x_param: &str,
+        metric: impl Fn(&RunResult) -> Option<f64>,
+    ) -> Self {
+        let mut t = Table {
+            series: Vec::new(),
+            xs: Vec::new(),
+            cells: Vec::new(),
+        };
+        for r in results {
+            let s = r.point.text(series_param).unwrap_or_default();
+            let x: f64 = r
+                .point
+                .text(x_param)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0.0);
+            let si = match t.series.iter().position(|v| *v == s) {
+                Some(i) => i,
+                None => {
+                    t.series.push(s);
+                    t.cells.push(Vec::new());
+                    t.series.len() - 1
+                }
+            };
+            let xi = match t.xs.iter().position(|v| *v == x) {
+                Some(i) => i,
+                None => {
+                    t.xs.push(x);
+                    t.xs.len() - 1
+                }
+            };
+            for row in &mut t.cells {
+                row.resize(t.xs.len(), Vec::new());
+            }
+            if let Some(v) = metric(r) {
+                t.cells[si][xi].push(v);
+            }
+        }
+        t
+    }
+
+    /// One plot curve of means per series, x values scaled by `x_scale`.
+    fn curves(&self, x_scale: f64) -> Vec<Series> {
+        self.series
+            .iter()
+            .map(|s| Series {
+                label: s.clone(),
+                points: (0..self.xs.len())
+                    .filter_map(|xi| self.stat(s, xi).map(|(m, _)| (self.xs[xi] * x_scale, m)))
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// Mean and 95 % confidence half-width of series `s` at x index `xi`.
+    pub fn stat(&self, s: &str, xi: usize) -> Option<(f64, f64)> {
+        let si = self.series.iter().position(|v| v == s)?;
+        let v = self.cells.get(si)?.get(xi)?;
+        if v.is_empty() {
+            return None;
+        }
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        let sd = if v.len() > 1 {
+            (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+        } else {
+            0.0
+        };
+        Some((mean, t95(v.len()) * sd / n.sqrt()))
+    }
+}
+
+/// Mean goodput of a run's reliable (non-UDP) flows.
+fn flow_goodput(r: &RunResult) -> Option<f64> {
+    let g: Vec<f64> = r
+        .summary
+        .flows
+        .iter()
+        .filter(|f| f.protocol != "udp")
+        .map(|f| f.goodput_mbps)
+        .collect();
+    (!g.is_empty()).then(|| g.iter().sum::<f64>() / g.len() as f64)
+}
+
+/// The report of the flow called `name`.
+fn named_flow<'a>(r: &'a RunResult, name: &str) -> Option<&'a radial_sim::metrics::FlowReport> {
+    r.summary.flows.iter().find(|f| f.name == name)
+}
+
+/// Which flows a target's goodput is the mean of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measured {
+    /// Every reliable flow.
+    AllReliable,
+    /// One flow, by name; the others are background.
+    Flow(&'static str),
+    /// The sum over the reliable flows (an aggregate, or the Ideal of
+    /// separate flows on disjoint paths).
+    SumReliable,
+}
+
+impl Measured {
+    fn goodput(self, r: &RunResult) -> Option<f64> {
+        match self {
+            Measured::AllReliable => flow_goodput(r),
+            Measured::Flow(name) => named_flow(r, name).map(|f| f.goodput_mbps),
+            Measured::SumReliable => Some(
+                r.summary
+                    .flows
+                    .iter()
+                    .filter(|f| f.protocol != "udp")
+                    .map(|f| f.goodput_mbps)
+                    .sum(),
+            ),
+        }
+    }
+}
+
+/// Joules per delivered megabyte at the (first) node that models energy.
+fn energy_per_mb(r: &RunResult) -> Option<f64> {
+    r.summary.nodes.first().and_then(|n| n.energy_per_mb_j)
+}
+
+/// Two-sided 95 % Student t quantile for `n` samples.
+fn t95(n: usize) -> f64 {
+    const T: [f64; 10] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    ];
+    match n {
+        0 | 1 => 0.0,
+        n if n - 2 < T.len() => T[n - 2],
+        _ => 1.96,
+    }
+}
+
+/// One acceptance check, evaluated.
+pub struct Check {
+    /// What is checked.
+    pub what: String,
+    /// Whether our numbers satisfy it.
+    pub holds: bool,
+    /// The numbers behind the verdict.
+    pub detail: String,
+}
+
+/// A reproducible figure.
+pub struct Target {
+    /// `rcp-fig5a`.
+    pub name: &'static str,
+    /// Results page group (`rcp` → `rcp.md`).
+    pub group: &'static str,
+    /// Figure title.
+    pub title: &'static str,
+    /// The scenario, embedded.
+    pub scenario: &'static str,
+    /// Scenario path in the repository (for the reproduce line).
+    pub path: &'static str,
+    /// The paper's claim, quoted or summarised with its section.
+    pub claim: &'static str,
+    /// Parameter on the x axis.
+    pub x_param: &'static str,
+    /// X-axis label.
+    pub x_label: &'static str,
+    /// Scale applied to x values for display (e.g. 100 for percent).
+    pub x_scale: f64,
+    /// Logarithmic x axis.
+    pub log_x: bool,
+    /// The acceptance checks the figure is held to.
+    pub checks: fn(&Table) -> Vec<Check>,
+    /// Notes on where our setup or numbers differ, and why.
+    pub notes: &'static str,
+    /// What is computed from the runs.
+    pub kind: Kind,
+    /// Whose goodput the figure shows.
+    pub measured: Measured,
+    /// Further tables under the main one (the costs behind the numbers).
+    pub extra: fn(&[RunResult]) -> String,
+}
+
+/// How a target turns runs into a figure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Mean per-flow goodput against `x_param`, one curve per protocol.
+    Curves,
+    /// Mean and CoV of per-flow throughput at several times, against
+    /// `x_param` (the number of RCP flows among 20).
+    Friendliness,
+    /// Energy per delivered megabyte and goodput against `x_param`, one
+    /// curve per protocol.
+    Energy,
+    /// Sequence plots (bytes delivered against time) of the flow
+    /// `download`, in total and per pipe, one set per value of `x_param`.
+    Sequence,
+}
+
+fn fig5a_checks(t: &Table) -> Vec<Check> {
+    let mut out = Vec::new();
+    let mut worst = (f64::INFINITY, 0.0);
+    for (xi, &x) in t.xs.iter().enumerate() {
+        if let (Some((r, _)), Some((s, _))) = (t.stat("rcp", xi), t.stat("tcp-sack", xi)) {
+            if r / s < worst.0 {
+                worst = (r / s, x);
+            }
+        }
+    }
+    out.push(Check {
+        what: "`rcp` ≥ `tcp-sack` at every loss rate".into(),
+        holds: worst.0 >= 1.0,
+        detail: format!(
+            "smallest ratio rcp / tcp-sack = {:.3} at loss {}",
+            worst.0, worst.1
+        ),
+    });
+    for (xi, &x) in t.xs.iter().enumerate().filter(|(_, &x)| x >= 0.05) {
+        if let (Some((r, _)), Some((e, _))) = (t.stat("rcp-eln", xi), t.stat("tcp-eln", xi)) {
+            out.push(Check {
+                what: format!("`rcp-eln` ≥ 1.5 × `tcp-eln` at loss {x}"),
+                holds: r >= 1.5 * e,
+                detail: format!("ratio {:.2} ({r:.3} / {e:.3} Mbit/s)", r / e),
+            });
+        }
+    }
+    out
+}
+
+fn fig4c_checks(t: &Table) -> Vec<Check> {
+    let mut worst = (0.0_f64, 0.0);
+    for (xi, &x) in t.xs.iter().enumerate() {
+        if let (Some((r, _)), Some((s, _))) = (t.stat("rcp", xi), t.stat("tcp-sack", xi)) {
+            let d = (r - s).abs() / s;
+            if d > worst.0 {
+                worst = (d, x);
+            }
+        }
+    }
+    vec![Check {
+        what: "`rcp` within 10 % of `tcp-sack` at every reverse-path load".into(),
+        holds: worst.0 <= 0.10,
+        detail: format!(
+            "largest difference {:.1} % at {} on/off flows",
+            worst.0 * 100.0,
+            worst.1
+        ),
+    }]
+}
+
+fn fig5b_checks(t: &Table) -> Vec<Check> {
+    let mut worst = (f64::INFINITY, 0.0, "");
+    for (xi, &x) in t.xs.iter().enumerate() {
+        let Some((sat, _)) = t.stat("rcp-sat", xi) else {
+            continue;
+        };
+        for other in ["rcp", "tcp-sack"] {
+            if let Some((o, _)) = t.stat(other, xi) {
+                if sat / o < worst.0 {
+                    worst = (sat / o, x, other);
+                }
+            }
+        }
+    }
+    vec![Check {
+        what: "`rcp-sat` ahead of `rcp` and `tcp-sack` at every delay".into(),
+        holds: worst.0 > 1.0,
+        detail: format!(
+            "smallest ratio rcp-sat / {} = {:.2} at {} ms",
+            worst.2, worst.0, worst.1
+        ),
+    }]
+}
+
+/// What the measured flow's goodput cost: its retransmissions per delivered
+/// segment and timeouts, and the goodput left to the backlogged reverse flow.
+fn fig5b_costs(results: &[RunResult]) -> String {
+    fn measured(r: &RunResult) -> Option<&radial_sim::metrics::FlowReport> {
+        named_flow(r, "measured")
+    }
+    let tables = [
+        (
+            "Retransmitted segments per delivered segment of the measured flow",
+            Table::from_results(results, "protocol", "delay_ms", |r| {
+                measured(r)
+                    .map(|f| f.retransmits as f64 / (f.bytes_delivered as f64 / 1000.0).max(1.0))
+            }),
+        ),
+        (
+            "Retransmission timeouts of the measured flow",
+            Table::from_results(results, "protocol", "delay_ms", |r| {
+                measured(r).map(|f| f.timeouts as f64)
+            }),
+        ),
+        (
+            "Goodput of the backlogged reverse TCP flow (Mbit/s)",
+            Table::from_results(results, "protocol", "delay_ms", |r| {
+                named_flow(r, "reverse").map(|f| f.goodput_mbps)
+            }),
+        ),
+    ];
+    let mut md = String::new();
+    for (title, t) in &tables {
+        let _ = writeln!(md, "{title}:\n");
+        table_markdown(&mut md, t, "delay_ms");
+        let _ = writeln!(md);
+    }
+    md
+}
+
+/// Aggregation efficiency (R²CP §4.4.3): each scheme's mean goodput over
+/// Ideal's at every x, and the smallest.
+fn efficiency(t: &Table, scheme: &str) -> Vec<(f64, f64)> {
+    (0..t.xs.len())
+        .filter_map(|xi| {
+            let (i, _) = t.stat("ideal", xi)?;
+            let (g, _) = t.stat(scheme, xi)?;
+            Some((t.xs[xi], g / i))
+        })
+        .collect()
+}
+
+fn r2cp_tracks_ideal(t: &Table, unit: &str) -> Check {
+    let eff = efficiency(t, "r2cp");
+    let worst = eff
+        .iter()
+        .copied()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap_or((0.0, 0.0));
+    Check {
+        what: "`r2cp` ≥ 95 % of Ideal at every point (receive buffer 256 KB)".into(),
+        holds: !eff.is_empty() && eff.iter().all(|&(_, e)| e >= 0.95),
+        detail: format!("smallest {:.1} % at {} {unit}", worst.1 * 100.0, worst.0),
+    }
+}
+
+/// `apps` below both R²CP variants at the point of largest mismatch (the
+/// first x for Figure 9(a), the last for 9(b)).
+fn apps_below_both(t: &Table, xi: usize, at: &str) -> Check {
+    let m = |s: &str| t.stat(s, xi).map_or(f64::NAN, |(m, _)| m);
+    let (apps, r, s) = (m("apps"), m("r2cp"), m("r2cp-s"));
+    Check {
+        what: format!("`apps` below `r2cp` and `r2cp-s` at {at}"),
+        holds: apps < r && apps < s,
+        detail: format!("apps {apps:.3}, r2cp {r:.3}, r2cp-s {s:.3} Mbit/s"),
+    }
+}
+
+fn fig9a_checks(t: &Table) -> Vec<Check> {
+    vec![
+        r2cp_tracks_ideal(t, "Mbit/s"),
+        apps_below_both(t, 0, "the largest bandwidth mismatch (1 against 4 Mbit/s)"),
+    ]
+}
+
+fn fig9b_checks(t: &Table) -> Vec<Check> {
+    // x is half of pipe 2's round trip; pipe 1's is 30 ms.
+    let beyond_3x: Vec<(f64, f64)> = efficiency(t, "r2cp-s")
+        .into_iter()
+        .filter(|&(x, _)| 2.0 * x > 90.0)
+        .collect();
+    let worst = beyond_3x
+        .iter()
+        .copied()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap_or((0.0, f64::INFINITY));
+    let mut t2 = vec![
+        r2cp_tracks_ideal(t, "ms (half of pipe 2's round trip)"),
+        apps_below_both(
+            t,
+            t.xs.len().saturating_sub(1),
+            "the largest RTT mismatch (210 against 30 ms)",
+        ),
+    ];
+    t2.push(Check {
+        what: "`r2cp-s` below 85 % of Ideal somewhere beyond a 3× RTT mismatch".into(),
+        holds: worst.1 < 0.85,
+        detail: format!(
+            "smallest {:.1} % at a {} ms round trip",
+            worst.1 * 100.0,
+            2.0 * worst.0
+        ),
+    });
+    t2
+}
+
+/// Figure 9(c): the share of arrivals that find the receive buffer at least
+/// 75 % full, and the efficiency table.
+fn fig9_extra(results: &[RunResult], x_param: &str) -> String {
+    let share = Table::from_results(results, "protocol", x_param, |r| {
+        named_flow(r, "aggregate").and_then(|f| f.buffer_75_share)
+    });
+    let goodput = Table::from_results(results, "protocol", x_param, |r| {
+        Measured::SumReliable.goodput(r)
+    });
+    let mut md = String::new();
+    let _ = writeln!(md, "Efficiency, goodput / Ideal:\n");
+    let schemes = ["r2cp", "r2cp-s", "apps"];
+    let _ = writeln!(md, "| {x_param} | {} |", schemes.join(" | "));
+    let _ = writeln!(md, "|---|---|---|---|");
+    let eff: Vec<Vec<(f64, f64)>> = schemes.iter().map(|s| efficiency(&goodput, s)).collect();
+    for (i, (x, _)) in eff[0].iter().enumerate() {
+        let cells: Vec<String> = eff
+            .iter()
+            .map(|e| {
+                e.get(i)
+                    .map_or("—".into(), |(_, v)| format!("{:.1} %", v * 100.0))
+            })
+            .collect();
+        let _ = writeln!(md, "| {x} | {} |", cells.join(" | "));
+    }
+    let _ = writeln!(
+        md,
+        "\nShare of data arrivals that found the receive buffer at least 75 % full (Figure 9(c)):\n"
+    );
+    table_markdown(&mut md, &share, x_param);
+    let _ = writeln!(md);
+    md
+}
+
+fn section(
+    target: &Target,
+    sc: &Scenario,
+    duration_s: f64,
+    table: &Table,
+    checks: &[Check],
+    extra: &str,
+) -> String {
+    let mut md = String::new();
+    heading(&mut md, target);
+    let _ = writeln!(
+        md,
+        "**Ours.** {} in Mbit/s ± 95 % confidence half-width over {} seeds, {duration_s} s each (`{}`).\n",
+        match target.measured {
+            Measured::AllReliable => "Mean per-flow goodput".to_string(),
+            Measured::Flow(name) => format!("Goodput of the flow `{name}`"),
+            Measured::SumReliable => "Aggregate goodput (for `ideal`: the sum of one RCP flow alone on each path)".to_string(),
+        },
+        sc.seeds.len(),
+        target.path
+    );
+    table_markdown(&mut md, table, target.x_param);
+    let _ = writeln!(md, "\n![{}]({}.png)\n", target.title, target.name);
+    md.push_str(extra);
+    checks_and_notes(&mut md, target, checks);
+    md
+}
+
+/// A section's title and the paper's claim.
+fn heading(md: &mut String, target: &Target) {
+    let _ = writeln!(md, "## {}\n", target.title);
+    let _ = writeln!(md, "**Paper.** {}\n", target.claim);
+}
+
+/// A table of `table`'s means ± 95 % half-widths, one row per x value.
+fn table_markdown(md: &mut String, table: &Table, x_param: &str) {
+    let _ = write!(md, "| {x_param} |");
+    for s in &table.series {
+        let _ = write!(md, " {s} |");
+    }
+    let _ = writeln!(md);
+    let _ = writeln!(md, "|---|{}", "---|".repeat(table.series.len()));
+    for (xi, x) in table.xs.iter().enumerate() {
+        let _ = write!(md, "| {x} |");
+        for s in &table.series {
+            match table.stat(s, xi) {
+                Some((m, c)) => {
+                    let _ = write!(md, " {m:.4} ± {c:.4} |");
+                }
+                None => {
+                    let _ = write!(md, " — |");
+                }
+            }
+        }
+        let _ = writeln!(md);
+    }
+}
+
+/// The acceptance checks, the notes and the command, closing a section.
+fn checks_and_notes(md: &mut String, target: &Target, checks: &[Check]) {
+    let _ = writeln!(md, "**Acceptance.**\n");
+    for c in checks {
+        let verdict = if c.holds { "holds" } else { "does not hold" };
+        let _ = writeln!(md, "- {} — **{verdict}** ({})", c.what, c.detail);
+    }
+    let _ = writeln!(md, "\n**Notes.** {}\n", target.notes);
+    let _ = writeln!(
+        md,
+        "Reproduce: `radial repro {} --out docs/results`.",
+        target.name
+    );
+}
+
+/// Replaces (or appends) the section between this target's markers.
+fn splice(doc: &str, name: &str, body: &str) -> String {
+    let start = format!("<!-- repro:{name}:start -->");
+    let end = format!("<!-- repro:{name}:end -->");
+    let block = format!("{start}\n{body}{end}");
+    match (doc.find(&start), doc.find(&end)) {
+        (Some(a), Some(b)) if b > a => format!("{}{}{}", &doc[..a], block, &doc[b + end.len()..]),
+        _ => format!("{}\n{}\n", doc.trim_end(), block),
+    }
+}
+
+fn fig5c_checks(goodput: &Table, energy: &Table) -> Vec<Check> {
+    let mut out = Vec::new();
+    for (xi, &x) in energy.xs.iter().enumerate() {
+        if let (Some((er, _)), Some((et, _)), Some((gr, _)), Some((gt, _))) = (
+            energy.stat("rcp", xi),
+            energy.stat("tcp-sack", xi),
+            goodput.stat("rcp", xi),
+            goodput.stat("tcp-sack", xi),
+        ) {
+            out.push(Check {
+                what: format!(
+                    "bad-state mean {x} s: RCP's energy per MB below TCP's, with goodput no lower"
+                ),
+                holds: er < et && gr >= gt,
+                detail: format!("{er:.2} vs {et:.2} J/MB; {gr:.4} vs {gt:.4} Mbit/s"),
+            });
+        }
+    }
+    out
+}
+
+fn run_energy(
+    target: &Target,
+    sc: &Scenario,
+    goodput: &Table,
+    energy: &Table,
+    out: &Path,
+) -> Result<(String, bool), CliError> {
+    let checks = fig5c_checks(goodput, energy);
+    for (suffix, y_label, t) in [
+        (
+            "energy",
+            "energy per delivered MB at the mobile host (J)",
+            energy,
+        ),
+        ("goodput", "goodput (Mbit/s)", goodput),
+    ] {
+        let series = t.curves(target.x_scale);
+        line_plot(
+            &out.join(format!("{}-{suffix}", target.name)),
+            &Figure {
+                title: target.title,
+                x_label: target.x_label,
+                y_label,
+                log_x: target.log_x,
+                series: &series,
+            },
+        )?;
+    }
+    let mut md = String::new();
+    heading(&mut md, target);
+    let _ = writeln!(
+        md,
+        "**Ours.** Energy per delivered megabyte at the mobile host (J) and goodput (Mbit/s), mean ± 95 % confidence half-width over {} seeds, 300 s each (`{}`).\n",
+        sc.seeds.len(),
+        target.path
+    );
+    let _ = write!(md, "| {} |", target.x_param);
+    for s in &energy.series {
+        let _ = write!(md, " {s} J/MB | {s} Mbit/s |");
+    }
+    let _ = writeln!(md);
+    let _ = writeln!(md, "|---|{}", "---|".repeat(2 * energy.series.len()));
+    for (xi, x) in energy.xs.iter().enumerate() {
+        let _ = write!(md, "| {x} |");
+        for s in &energy.series {
+            let cell = |t: &Table, p: usize| {
+                t.stat(s, xi)
+                    .map_or("—".to_string(), |(m, c)| format!("{m:.p$} ± {c:.p$}"))
+            };
+            let _ = write!(md, " {} | {} |", cell(energy, 2), cell(goodput, 4));
+        }
+        let _ = writeln!(md);
+    }
+    let _ = writeln!(
+        md,
+        "\n![energy]({}-energy.png) ![goodput]({}-goodput.png)\n",
+        target.name, target.name
+    );
+    checks_and_notes(&mut md, target, &checks);
+    let holds = checks.iter().all(|c| c.holds);
+    Ok((md, holds))
+}
+
+fn run_target(target: &Target, out: &Path, jobs_n: usize) -> Result<bool, CliError> {
+    let sc = Scenario::parse(target.path, target.scenario)?;
+    let results = run_sweep(&sc, jobs_n, target.name)?;
+    std::fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
+    if target.kind == Kind::Sequence {
+        let (body, holds) = run_sequence(target, &results, sc.seeds[0], out)?;
+        publish(target, out, &body)?;
+        return Ok(holds);
+    }
+    if target.kind == Kind::Friendliness {
+        let (body, holds) = run_friendliness(target, &sc, &results, out)?;
+        publish(target, out, &body)?;
+        return Ok(holds);
+    }
+    let table = Table::from_results(&results, "protocol", target.x_param, |r| {
+        target.measured.goodput(r)
+    });
+    if target.kind == Kind::Energy {
+        let energy = Table::from_results(&results, "protocol", target.x_param, energy_per_mb);
+        let (body, holds) = run_energy(target, &sc, &table, &energy, out)?;
+        publish(target, out, &body)?;
+        return Ok(holds);
+    }
+    let checks = (target.checks)(&table);
+    let series = table.curves(target.x_scale);
+    line_plot(
+        &out.join(target.name),
+        &Figure {
+            title: target.title,
+            x_label: target.x_label,
+            y_label: "goodput per flow (Mbit/s)",
+            log_x: target.log_x,
+            series: &series,
+        },
+    )?;
+    let duration_s = results.first().map_or(0.0, |r| r.summary.duration_s);
+    let body = section(
+        target,
+        &sc,
+        duration_s,
+        &table,
+        &checks,
+        &(target.extra)(&results),
+    );
+    publish(target, out, &body)?;
+    Ok(checks.iter().all(|c| c.holds))
+}
+
+/// Writes the target's section into its group page and prints it.
+fn publish(target: &Target, out: &Path, body: &str) -> Result<(), CliError> {
+    let page = out.join(format!("{}.md", target.group));
+    let doc = std::fs::read_to_string(&page).unwrap_or_else(|_| {
+        format!(
+            "# Results: {}\n\nEach section below is written by `radial repro`; the command is under each table.\n",
+            target.group
+        )
+    });
+    write(&page, &splice(&doc, target.name, body))?;
+    print!("{body}");
+    Ok(())
+}
+
+pub fn repro(which: &str, out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
+    if which == "stress" {
+        if !crate::stress::run(out, jobs(jobs_flag))? {
+            println!("note: some acceptance checks do not hold; see stress.md.");
+        }
+        return Ok(());
+    }
+    let selected: Vec<&Target> = if which == "all" {
+        TARGETS.iter().collect()
+    } else {
+        match TARGETS.iter().find(|t| t.name == which) {
+            Some(t) => vec![t],
+            None => {
+                let names: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
+                return Err(CliError::Input(format!(
+                    "unknown figure `{which}` (known: {}, all, stress)",
+                    names.join(", ")
+                )));
+            }
+        }
+    };
+    let mut all_hold = true;
+    for t in selected {
+        all_hold &= run_target(t, out, jobs(jobs_flag))?;
+    }
+    if !all_hold {
+        println!("note: some acceptance checks do not hold; see the sections written above.");
+    }
+    Ok(())
+}

@@ -1,0 +1,260 @@
+//! Figures drawn as sequence plots (R²CP's handoffs, migration,
+//! aggregation, policy and blackouts) and their checks.
+
+use super::*;
+
+/// The R²CP figures' checks (Figure 8), on the runs of the first seed.
+pub(super) fn fig8_checks(name: &str, runs: &[(&str, &RunResult)]) -> Vec<Check> {
+    let report = |v: &str| {
+        runs.iter()
+            .find(|(x, _)| *x == v)
+            .and_then(|(_, r)| named_flow(r, "download"))
+    };
+    let mut checks = Vec::new();
+    match name {
+        "r2cp-fig8a" => {
+            if let Some(f) = report("make-before-break") {
+                let (gap, usual) = (
+                    f.handoff_disruption_s.unwrap_or(f64::NAN),
+                    f.pre_handoff_median_gap_s.unwrap_or(f64::NAN),
+                );
+                checks.push(Check {
+                    what: "make-before-break disruption at most 2× the median inter-arrival gap before the handoff".into(),
+                    holds: gap <= 2.0 * usual,
+                    detail: format!("{:.1} ms against a median gap of {:.1} ms", gap * 1e3, usual * 1e3),
+                });
+            }
+            if let Some(f) = report("break-before-make") {
+                // Network B's path from Server-I: 2 × (20 + 1 + 15) ms of
+                // propagation plus a 1040-byte packet at 2 and 5 Mbit/s.
+                let rtt = 0.072 + 0.00416 + 0.00166;
+                let gap = f.handoff_disruption_s.unwrap_or(f64::NAN);
+                // The new pipe's handshake as it happened; the gap counts
+                // from the last delivery before network A is lost, up to one
+                // usual gap earlier.
+                let handshake = f.pipe_handshakes_s.get(1).copied().unwrap_or(f64::NAN);
+                let usual = f.pre_handoff_median_gap_s.unwrap_or(f64::NAN);
+                checks.push(Check {
+                    what:
+                        "hard-handoff disruption at most one new-path RTT plus the pipe handshake"
+                            .into(),
+                    holds: gap <= usual + handshake + rtt,
+                    detail: format!(
+                        "{:.1} ms: the handshake took {:.1} ms, the new-path RTT is {:.1} ms, the median gap before {:.1} ms",
+                        gap * 1e3,
+                        handshake * 1e3,
+                        rtt * 1e3,
+                        usual * 1e3
+                    ),
+                });
+            }
+        }
+        "r2cp-fig8b" => {
+            for (v, r) in runs {
+                if let Some(f) = named_flow(r, "download") {
+                    checks.push(Check {
+                        what: format!("{v}: no byte fetched twice"),
+                        holds: f.duplicate_bytes == 0,
+                        detail: format!("{} duplicate bytes", f.duplicate_bytes),
+                    });
+                }
+            }
+        }
+        "r2cp-policy" => {
+            let get = |v: &str| {
+                runs.iter()
+                    .find(|(x, _)| *x == v)
+                    .and_then(|(_, r)| download(r).map(|(fi, pts)| (*r, fi, pts)))
+            };
+            if let (Some((rb, fb, best)), Some((rt, ft, target))) =
+                (get("best-effort"), get("target"))
+            {
+                let (a, b) = (POLICY_FROM_S, rt.summary.duration_s);
+                let mean = rate_between(&target, a, b);
+                checks.push(Check {
+                    what: "with the policy the aggregate holds the 10 Mbit/s target (within 5 %)"
+                        .into(),
+                    holds: (mean - 10.0).abs() <= 0.5,
+                    detail: format!("{mean:.2} Mbit/s from {a:.0} s on"),
+                });
+                let near = |pts: &[(f64, u64)]| share_near(pts, a, b, 10.0, 0.05);
+                let (nt, nb) = (near(&target), near(&best));
+                checks.push(Check {
+                    what: "the aggregate stays at the target: more of its 1 s rates are within 5 % of 10 Mbit/s than best effort's".into(),
+                    holds: nt > nb,
+                    detail: format!("{:.0} % of the seconds against {:.0} %", nt * 100.0, nb * 100.0),
+                });
+                let wwan = |r: &RunResult, fi| rate_between(&pipe_points(r, fi, 1), a, b);
+                let (wt, wb) = (wwan(rt, ft), wwan(rb, fb));
+                checks.push(Check {
+                    what: "the WWAN only fills the gap: it carries less than best effort".into(),
+                    holds: wt < wb,
+                    detail: format!("{wt:.2} against {wb:.2} Mbit/s"),
+                });
+            }
+        }
+        "r2cp-blackout" => {
+            let gap = |v: &str| report(v).map(|f| f.max_delivery_gap_s);
+            if let (Some(red), Some(plain)) = (gap("redundant"), gap("plain")) {
+                checks.push(Check {
+                    what: "with redundant striping the application keeps receiving through a blackout (longest stall under 1 s)".into(),
+                    holds: red < 1.0,
+                    detail: format!("{:.0} ms", red * 1e3),
+                });
+                checks.push(Check {
+                    what: "without it too, since the silent pipe probes with requests that take nothing from the working one (longest stall under 1 s)".into(),
+                    holds: plain < 1.0,
+                    detail: format!("{:.0} ms against a {BLACKOUT_S:.0} s blackout", plain * 1e3),
+                });
+            }
+        }
+        _ => {}
+    }
+    checks
+}
+
+/// Where the policy figure's rates are taken from (after start-up).
+pub(super) const POLICY_FROM_S: f64 = 10.0;
+/// The longer WLAN blackout of `r2cp-blackout.toml`.
+pub(super) const BLACKOUT_S: f64 = 6.0;
+
+/// Rates of the `download` flow and its pipes per variant, from
+/// `POLICY_FROM_S` to the end (Figure 11's comparison).
+pub(super) fn rates_extra(results: &[RunResult]) -> String {
+    let mut md = format!(
+        "Rates from {POLICY_FROM_S:.0} s to the end (Mbit/s of payload):\n\n| variant | aggregate | standard deviation of 1 s rates | pipe 1 (WLAN) | pipe 2 (WWAN) |\n|---|---|---|---|---|\n"
+    );
+    for r in results {
+        let Some((fi, pts)) = download(r) else {
+            continue;
+        };
+        let b = r.summary.duration_s;
+        let pipe = |p| rate_between(&pipe_points(r, fi, p), POLICY_FROM_S, b);
+        let _ = writeln!(
+            md,
+            "| {} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            r.point.text("variant").unwrap_or_default(),
+            rate_between(&pts, POLICY_FROM_S, b),
+            binned_sd(&pts, POLICY_FROM_S, b),
+            pipe(0),
+            pipe(1)
+        );
+    }
+    md.push('\n');
+    md
+}
+
+/// Sequence plots and a table per variant (Figure 8).
+pub(super) fn run_sequence(
+    target: &Target,
+    results: &[RunResult],
+    seed: u64,
+    out: &Path,
+) -> Result<(String, bool), CliError> {
+    let runs: Vec<(String, &RunResult)> = results
+        .iter()
+        .filter(|r| r.seed == seed)
+        .map(|r| (r.point.text(target.x_param).unwrap_or_default(), r))
+        .collect();
+    let mut series = Vec::new();
+    let mut md = String::new();
+    heading(&mut md, target);
+    let _ = writeln!(
+        md,
+        "**Ours.** Seed {seed} of `{}`: bytes delivered in order to the application, and by each pipe, against time.\n",
+        target.path
+    );
+    let _ = writeln!(md, "| {} | goodput (Mbit/s) | per pipe (MB) | handoff disruption (ms) | median gap before (ms) | re-requested segments | bytes fetched twice |", target.x_param);
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|");
+    for (v, r) in &runs {
+        let Some(fi) = r.summary.flows.iter().position(|f| f.name == "download") else {
+            continue;
+        };
+        let f = &r.summary.flows[fi];
+        series.push(Series {
+            label: format!("{v}: all"),
+            points: r
+                .series
+                .iter()
+                .filter(|p| p.flow == fi as u32)
+                .map(|p| (p.t, p.delivered as f64 / 1e6))
+                .collect(),
+        });
+        let mut paths: Vec<u16> = r.pipe_series.iter().map(|p| p.path).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        let mut per_pipe = Vec::new();
+        for path in paths {
+            let pts: Vec<(f64, f64)> = r
+                .pipe_series
+                .iter()
+                .filter(|p| p.flow == fi as u32 && p.path == path)
+                .map(|p| (p.t, p.delivered as f64 / 1e6))
+                .collect();
+            per_pipe.push(format!(
+                "pipe {}: {:.1}",
+                path + 1,
+                pts.last().map_or(0.0, |p| p.1)
+            ));
+            series.push(Series {
+                label: format!("{v}: pipe {}", path + 1),
+                points: pts,
+            });
+        }
+        let ms = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{:.1}", v * 1e3));
+        let _ = writeln!(
+            md,
+            "| {v} | {:.3} | {} | {} | {} | {} | {} |",
+            f.goodput_mbps,
+            per_pipe.join(", "),
+            ms(f.handoff_disruption_s),
+            ms(f.pre_handoff_median_gap_s),
+            f.retransmits,
+            f.duplicate_bytes
+        );
+    }
+    line_plot(
+        &out.join(target.name),
+        &Figure {
+            title: target.title,
+            x_label: target.x_label,
+            y_label: "delivered in order (MB)",
+            log_x: false,
+            series: &series,
+        },
+    )?;
+    let rates: Vec<Series> = series
+        .iter()
+        .map(|sr| Series {
+            label: sr.label.clone(),
+            points: binned(
+                &sr.points
+                    .iter()
+                    .map(|&(t, mb)| (t, (mb * 1e6).round() as u64))
+                    .collect::<Vec<_>>(),
+            ),
+        })
+        .collect();
+    let rate_stem = format!("{}-rate", target.name);
+    line_plot(
+        &out.join(&rate_stem),
+        &Figure {
+            title: target.title,
+            x_label: target.x_label,
+            y_label: "throughput, 1 s bins (Mbit/s)",
+            log_x: false,
+            series: &rates,
+        },
+    )?;
+    let _ = writeln!(
+        md,
+        "\n![{}]({}.png)\n\n![{} (throughput)]({rate_stem}.png)\n",
+        target.title, target.name, target.title
+    );
+    md.push_str(&(target.extra)(results));
+    let named: Vec<(&str, &RunResult)> = runs.iter().map(|(v, r)| (v.as_str(), *r)).collect();
+    let checks = fig8_checks(target.name, &named);
+    checks_and_notes(&mut md, target, &checks);
+    let holds = checks.iter().all(|c| c.holds);
+    Ok((md, holds))
+}
