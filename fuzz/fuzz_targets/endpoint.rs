@@ -49,8 +49,16 @@ fn endpoint(kind: u8) -> Box<dyn Endpoint> {
             }
             Box::new(r)
         }
-        4 => Box::new(TcpSender::new(TcpConfig::ns2(TcpVariant::Sack), path)),
-        _ => Box::new(TcpReceiver::new(TcpConfig::ns2(TcpVariant::Sack), path)),
+        // Every TCP variant, the mobility schemes' state machines included.
+        k => {
+            let variant = TcpVariant::ALL[usize::from(kind / 6) % TcpVariant::ALL.len()];
+            let config = TcpConfig::ns2(variant);
+            if k == 4 {
+                Box::new(TcpSender::new(config, path))
+            } else {
+                Box::new(TcpReceiver::new(config, path))
+            }
+        }
     }
 }
 
@@ -105,6 +113,13 @@ fuzz_target!(|data: &[u8]| {
                     },
                     4 => HostEvent::InterfaceAsleep { path },
                     5 => HostEvent::InterfaceAwake { path },
+                    6 => HostEvent::LinkDown { path },
+                    7 => HostEvent::LinkUp { path },
+                    8 => HostEvent::LinkWarning { path },
+                    9 => HostEvent::HandoffHint {
+                        path,
+                        bandwidth: radial_core::BitRate::from_kbps(u64::from(len as u8) * 100),
+                    },
                     _ => HostEvent::WirelessLoss {
                         path,
                         datagram: script.iter().take(64).copied().collect(),

@@ -100,7 +100,16 @@ pub enum HostEvent {
         /// The path whose interface is back.
         path: PathId,
     },
-    /// The host moved to a link of this bandwidth (TCP-HO's hint).
+    /// The interface of `path` is about to lose its link: the host predicts
+    /// it (signal strength falling) shortly before it happens. A Freeze-TCP
+    /// receiver advertises a zero window.
+    LinkWarning {
+        /// The path whose link is about to go.
+        path: PathId,
+    },
+    /// The host completed a handoff to a link of this bandwidth (TCP-HO
+    /// §IV-B assumes the host knows the moment and a coarse bandwidth): a
+    /// TCP-HO receiver notifies its sender.
     HandoffHint {
         /// The path that changed.
         path: PathId,

@@ -66,6 +66,13 @@ impl Duration {
     pub const fn saturating_sub(self, rhs: Duration) -> Duration {
         Duration(self.0.saturating_sub(rhs.0))
     }
+    /// `self - rhs`, or `None` if `rhs` is larger.
+    pub const fn checked_sub(self, rhs: Duration) -> Option<Duration> {
+        match self.0.checked_sub(rhs.0) {
+            Some(d) => Some(Duration(d)),
+            None => None,
+        }
+    }
     /// `self * k`, saturating at [`Duration::MAX`].
     pub const fn saturating_mul(self, k: u64) -> Duration {
         Duration(self.0.saturating_mul(k))

@@ -55,6 +55,17 @@ pub struct FlowReport {
     /// SYN+ACK), in the order of their paths; a pipe still opening is left
     /// out.
     pub pipe_handshakes_s: Vec<f64>,
+    /// Bytes the flow's endpoints put on the wire (both directions, with
+    /// headers and lower-layer overhead) beyond the payload delivered:
+    /// headers, acknowledgments or requests, probes and retransmissions
+    /// (the survey's overhead, §6.1.1).
+    pub overhead_bytes: u64,
+    /// For each handoff of an access link of the receiving host: seconds
+    /// from the link's return to the next in-order delivery (how long the
+    /// transport left the new link unused; TCP-HO §II's "silly waiting"),
+    /// in handoff order; a handoff after which nothing was delivered is
+    /// left out.
+    pub handoff_resume_s: Vec<f64>,
 }
 
 /// One link direction's counters.
@@ -97,6 +108,21 @@ pub struct NodeReport {
     pub energy_per_mb_j: Option<f64>,
 }
 
+/// One handoff of an access link.
+#[derive(Clone, Debug, Serialize)]
+pub struct HandoffReport {
+    /// When the old link went down, in seconds.
+    pub at_s: f64,
+    /// The link.
+    pub link: String,
+    /// How long the host had no link, in seconds.
+    pub outage_s: f64,
+    /// TCP-HO's kind (L-HH, H-HH, U-VH, D-VH).
+    pub kind: String,
+    /// The new link's rate in Mbit/s.
+    pub rate_mbps: f64,
+}
+
 /// Across flows.
 #[derive(Clone, Debug, Serialize)]
 pub struct Aggregate {
@@ -124,6 +150,9 @@ pub struct Summary {
     pub events: u64,
     /// Per-flow results (reliable flows first, in scenario order).
     pub flows: Vec<FlowReport>,
+    /// The access-link handoffs of the run (`[[handoff]]` entries and those
+    /// `[mobility]` drew), in time order.
+    pub handoffs: Vec<HandoffReport>,
     /// Over the reliable (non-UDP) flows.
     pub aggregate: Aggregate,
     /// Per-link-direction counters.

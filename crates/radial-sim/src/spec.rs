@@ -30,6 +30,9 @@ pub struct RunSpec {
     pub flows: Vec<FlowSpec>,
     /// Scheduled link changes.
     pub schedule: Vec<ScheduleSpec>,
+    /// Handoffs of access links (already in `schedule` as the link changes
+    /// they make; listed for the report).
+    pub link_handoffs: Vec<LinkHandoff>,
     /// Bytes of lower-layer headers added to every datagram on a link (IP: 20).
     pub overhead_bytes: u32,
     /// Interval of the time series.
@@ -230,4 +233,83 @@ pub enum LinkAction {
     Rate(BitRate),
     /// New propagation delay.
     Delay(Duration),
+    /// Nothing changes yet: the hosts at its ends are warned that the link
+    /// is about to go down (with `signal`).
+    Warning,
+}
+
+/// A handoff of a host's access link: down at `at`, back after `outage`
+/// with the new cell's rate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkHandoff {
+    /// When the old link goes.
+    pub at: Duration,
+    /// Link index.
+    pub link: u32,
+    /// How long the host has no link.
+    pub outage: Duration,
+    /// Which of TCP-HO's four kinds (Table I).
+    pub kind: HandoffKind,
+    /// The new link's rate.
+    pub rate: BitRate,
+}
+
+/// TCP-HO's classes of handoff by how the path's bandwidth-delay product
+/// changes (§I, Figure 1, Table I).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandoffKind {
+    /// Horizontal, both links of low bandwidth-delay product (L-HH).
+    LowHorizontal,
+    /// Horizontal, both high (H-HH).
+    HighHorizontal,
+    /// Vertical to a much larger product (U-VH).
+    UpwardVertical,
+    /// Vertical to a much smaller product (D-VH).
+    DownwardVertical,
+}
+
+impl HandoffKind {
+    /// How [`HandoffKind::classify`] decides, for messages and the docs.
+    pub const RULE: &'static str =
+        "vertical when the rates differ by 4x or more; horizontal handoffs are high from 2 Mbit/s";
+
+    /// The kind of a handoff from a link of rate `before` to one of `after`.
+    /// The paper gives no numbers: we call a handoff vertical when the link
+    /// rates differ by a factor of 4 or more (the wireless link sets the
+    /// product), and a horizontal one high when the new rate is at least
+    /// 2 Mbit/s.
+    pub fn classify(before: BitRate, after: BitRate) -> Self {
+        let (b, a) = (before.bps().max(1), after.bps().max(1));
+        if a >= 4 * b {
+            HandoffKind::UpwardVertical
+        } else if b >= 4 * a {
+            HandoffKind::DownwardVertical
+        } else if a >= 2_000_000 {
+            HandoffKind::HighHorizontal
+        } else {
+            HandoffKind::LowHorizontal
+        }
+    }
+
+    /// Table I's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            HandoffKind::LowHorizontal => "L-HH",
+            HandoffKind::HighHorizontal => "H-HH",
+            HandoffKind::UpwardVertical => "U-VH",
+            HandoffKind::DownwardVertical => "D-VH",
+        }
+    }
+
+    /// The kind with Table I's name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [
+            HandoffKind::LowHorizontal,
+            HandoffKind::HighHorizontal,
+            HandoffKind::UpwardVertical,
+            HandoffKind::DownwardVertical,
+        ]
+        .into_iter()
+        .find(|k| k.name() == name)
+    }
 }

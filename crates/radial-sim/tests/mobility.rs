@@ -13,9 +13,10 @@
 //! (`.ci/run` does); a debug build runs 64. `RADIAL_MOBILITY_CASES` sets the
 //! number, `RADIAL_MOBILITY_SEED` draws other cases than the fixed default.
 
+mod random_runs;
+
 use proptest::prelude::*;
 use radial_sim::metrics::FlowReport;
-use radial_sim::{Scenario, Simulator};
 
 /// What happens to a path other than the anchor.
 #[derive(Clone, Debug)]
@@ -229,26 +230,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
 }
 
 fn run(c: &Case) -> FlowReport {
-    let text = c.scenario();
-    let sc = Scenario::parse("mobility.toml", &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let spec = sc.build(&sc.points()[0], c.seed).unwrap();
-    Simulator::new(spec).run().summary.flows[0].clone()
-}
-
-fn cases() -> u32 {
-    std::env::var("RADIAL_MOBILITY_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(if cfg!(debug_assertions) { 64 } else { 10_000 })
-}
-
-/// The same cases on every run (`RADIAL_MOBILITY_SEED` draws others).
-fn rng_seed() -> proptest::test_runner::RngSeed {
-    let seed = std::env::var("RADIAL_MOBILITY_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
-    proptest::test_runner::RngSeed::Fixed(seed)
+    random_runs::first_flow("mobility.toml", &c.scenario(), c.seed)
 }
 
 /// Every byte once, in order, and the transfer finishes.
@@ -275,9 +257,9 @@ fn check_stall(c: &Case, f: &FlowReport) -> Result<(), TestCaseError> {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: cases(),
+        cases: random_runs::cases("RADIAL_MOBILITY", 64, 10_000),
         max_shrink_iters: 2_000,
-        rng_seed: rng_seed(),
+        rng_seed: random_runs::rng_seed("RADIAL_MOBILITY"),
         ..ProptestConfig::default()
     })]
 

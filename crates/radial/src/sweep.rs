@@ -84,7 +84,7 @@ pub fn run_sweep(sc: &Scenario, jobs: usize, label: &str) -> Result<Vec<RunResul
 }
 
 /// The output columns of `results.csv`, after the swept parameters.
-const RESULT_COLUMNS: [&str; 13] = [
+const RESULT_COLUMNS: [&str; 14] = [
     "seed",
     "flow",
     "protocol",
@@ -98,21 +98,37 @@ const RESULT_COLUMNS: [&str; 13] = [
     "max_delivery_gap_s",
     "duplicate_bytes",
     "handoff_disruption_s",
+    "overhead_bytes",
 ];
 
 /// `results.csv`: swept parameters, `seed`, `flow`, `protocol`,
 /// `goodput_mbps`, then further metrics (docs/scenarios.md lists them). A
-/// swept parameter named like an output column is not repeated: the output
-/// column stands for both.
+/// swept parameter named like an output column is not repeated when the
+/// output column always equals it (a swept `protocol` with a single flow);
+/// otherwise it is written as `sweep_<name>`.
 pub fn results_csv(sc: &Scenario, results: &[RunResult]) -> String {
+    let same_as_output = |name: &str| {
+        results.iter().all(|r| {
+            let v = r.point.text(name).unwrap_or_default();
+            r.summary.flows.iter().all(|f| match name {
+                "protocol" => f.protocol == v,
+                "flow" => f.name == v,
+                "seed" => r.seed.to_string() == v,
+                _ => false,
+            })
+        })
+    };
     let params: Vec<&str> = sc
         .params
         .iter()
         .map(|(n, _)| n.as_str())
-        .filter(|n| !RESULT_COLUMNS.contains(n))
+        .filter(|n| !(RESULT_COLUMNS.contains(n) && same_as_output(n)))
         .collect();
     let mut out = String::new();
     for name in &params {
+        if RESULT_COLUMNS.contains(name) {
+            out.push_str("sweep_");
+        }
         out.push_str(name);
         out.push(',');
     }
@@ -126,7 +142,7 @@ pub fn results_csv(sc: &Scenario, results: &[RunResult]) -> String {
                 out.push(',');
             }
             out.push_str(&format!(
-                "{},{},{},{:.6},{},{},{},{},{},{},{:.6},{},{}\n",
+                "{},{},{},{:.6},{},{},{},{},{},{},{:.6},{},{},{}\n",
                 r.seed,
                 f.name,
                 f.protocol,
@@ -140,6 +156,7 @@ pub fn results_csv(sc: &Scenario, results: &[RunResult]) -> String {
                 f.max_delivery_gap_s,
                 f.duplicate_bytes,
                 opt(f.handoff_disruption_s),
+                f.overhead_bytes,
             ));
         }
     }

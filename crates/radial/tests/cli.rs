@@ -209,6 +209,35 @@ fn a_parameter_named_like_an_output_column_is_written_once() {
 }
 
 #[test]
+fn a_swept_protocol_beside_cross_traffic_keeps_its_own_column() {
+    let text = GOOD.replace("protocol = \"tcp-sack\"", "protocol = \"${protocol}\"")
+        + "\n[[flow]]\nname = \"cross\"\nprotocol = \"tcp-newreno\"\nfrom = \"A\"\nto = \"B\"\n"
+        + "\n[sweep]\n[sweep.params]\nprotocol = [\"tcp-sack\", \"rcp\"]\n";
+    let csv = sweep_results("sweep-cross", &text);
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    assert_eq!(header[0], "sweep_protocol", "{csv}");
+    let rows: Vec<(String, String, String)> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let c: Vec<&str> = l.split(',').collect();
+            (c[0].into(), c[2].into(), c[3].into())
+        })
+        .collect();
+    let expect = |p: &str, f: &str, q: &str| (p.to_string(), f.to_string(), q.to_string());
+    assert_eq!(
+        rows,
+        [
+            expect("tcp-sack", "0", "tcp-sack"),
+            expect("tcp-sack", "cross", "tcp-newreno"),
+            expect("rcp", "0", "rcp"),
+            expect("rcp", "cross", "tcp-newreno"),
+        ],
+        "{csv}"
+    );
+}
+
+#[test]
 fn unknown_repro_figure_exits_2_and_lists_the_known_ones() {
     let out = radial(&[
         "repro",

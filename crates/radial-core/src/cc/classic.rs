@@ -3,7 +3,6 @@
 
 use super::{CcConfig, LossCause, Window};
 use crate::time::{Duration, Instant};
-use crate::units::BitRate;
 
 /// How the window grows below the slow-start threshold.
 pub trait SlowStart {
@@ -102,9 +101,9 @@ impl<S: SlowStart, A: WindowAdjustment> Classic<S, A> {
         self.window()
     }
 
-    /// Classic controllers take no action on a handoff hint.
-    pub fn on_handoff_hint(&mut self, _now: Instant, _bw: BitRate, _rtt: Duration) -> Window {
-        self.window()
+    /// Sets ssthresh outright (at least [`CcConfig::min_ssthresh`]).
+    pub fn set_ssthresh(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh.max(self.config.min_ssthresh * self.config.mss);
     }
 
     /// Sets cwnd outright.

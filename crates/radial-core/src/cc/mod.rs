@@ -4,7 +4,7 @@
 //! A TCP sender clocks its controller with acknowledgments; an RCP receiver
 //! clocks the same controller with arriving data. Either way the inputs are the
 //! same few events — bytes newly acknowledged or delivered, an RTT sample, a
-//! loss with its cause, a handoff hint — and the controller answers with a
+//! loss with its cause — and the controller answers with a
 //! [`Window`] decision (as ns-3's `GetSsThresh` returns a value rather than
 //! changing the caller's state). Loss *recovery* (which segment to resend,
 //! window inflation during fast recovery) belongs to the caller.
@@ -22,7 +22,6 @@ pub use hybla::{HyblaAvoidance, HyblaSlowStart, RTT0};
 pub use reno::{RenoAvoidance, RenoSlowStart};
 
 use crate::time::{Duration, Instant};
-use crate::units::BitRate;
 
 /// Why a loss was detected. Controllers decide what each cause costs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,10 +150,11 @@ impl Controller {
         dispatch!(self, c => c.on_loss(now, cause, window_in_use))
     }
 
-    /// The host moved to a link of `bandwidth` with round-trip `rtt` (a
-    /// handoff hint). Classic controllers ignore it.
-    pub fn on_handoff_hint(&mut self, now: Instant, bandwidth: BitRate, rtt: Duration) -> Window {
-        dispatch!(self, c => c.on_handoff_hint(now, bandwidth, rtt))
+    /// Sets the slow-start threshold outright, at least
+    /// [`CcConfig::min_ssthresh`] segments (TCP-HO sets it from the new
+    /// link's bandwidth).
+    pub fn set_ssthresh(&mut self, ssthresh: u64) {
+        dispatch!(self, c => c.set_ssthresh(ssthresh))
     }
 
     /// Sets the window outright (recovery exit, or a restart after idle).

@@ -445,6 +445,18 @@ impl Endpoint for RcpReceiver {
                 self.wake(now);
                 return;
             }
+            // The host's interface lost its link: as when it sleeps, timers
+            // stop and nothing is asked for; when the link is back (a
+            // handoff completed), what was outstanding is asked for again
+            // at once, without waiting out a timer or cutting the window.
+            HostEvent::LinkDown { .. } => {
+                self.sleep(now);
+                return;
+            }
+            HostEvent::LinkUp { .. } => {
+                self.wake(now);
+                return;
+            }
             _ => {}
         }
         if let HostEvent::WirelessLoss { datagram, .. } = event {

@@ -13,6 +13,20 @@
 //!   Balakrishnan & Katz);
 //! - `tcp-sat`: SACK recovery with TCP Hybla's window growth, the long-delay
 //!   controller at the sender.
+//!
+//! And the sender-centric mobility schemes, each NewReno underneath:
+//! - `tcp-ho`, `tcp-ho-immediate`, `tcp-ho-aggressive`: TCP HandOff (Wu,
+//!   Chan & Ananda): after a handoff the mobile receiver sends two duplicate
+//!   ACKs carrying the new link's bandwidth; the sender transmits at once and
+//!   sets ssthresh (and, aggressive, cwnd) from that bandwidth times its RTT
+//!   ([`sender`]'s `handoff` module);
+//! - `freeze-tcp`: Freeze-TCP (Goff et al.): the receiver, warned of a
+//!   disconnection, advertises a zero window; the sender waits in persist
+//!   mode with its window and timer intact and resumes when the window
+//!   reopens;
+//! - `tcp-probing`: TCP-Probing (Tsaoussidis & Badr): a loss suspends data
+//!   for a probe cycle whose round trips decide between Immediate Recovery
+//!   and the standard response.
 
 mod receiver;
 mod scoreboard;
@@ -38,6 +52,31 @@ pub enum TcpVariant {
     /// SACK loss recovery with the long-delay controller (TCP Hybla) at the
     /// sender, the sender-side counterpart of `rcp-sat`.
     Sat,
+    /// TCP-HO: immediate transmission after a handoff, ssthresh from the new
+    /// link's bandwidth, re-estimated over the first RTT samples (HO-ADJUST).
+    Ho,
+    /// TCP-HO-Immediate: immediate transmission only; the bandwidth is
+    /// ignored.
+    HoImmediate,
+    /// TCP-HO-Aggressive: as TCP-HO, and cwnd set to the new path's
+    /// bandwidth-delay product at once.
+    HoAggressive,
+    /// Freeze-TCP: a zero window before a disconnection freezes the sender.
+    Freeze,
+    /// TCP-Probing: probe cycles and Immediate Recovery.
+    Probing,
+}
+
+/// How a TCP-HO sender sets its window when told of a handoff (TCP-HO §IV-B,
+/// §V-B).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandoffMode {
+    /// TCP-HO: ssthresh = BW × SRTT_old, then HO-ADJUST.
+    Adjust,
+    /// TCP-HO-Immediate: transmit at once, bandwidth ignored.
+    Immediate,
+    /// TCP-HO-Aggressive: cwnd = ssthresh = BW × SRTT_old, then HO-ADJUST.
+    Aggressive,
 }
 
 impl TcpVariant {
@@ -48,6 +87,34 @@ impl TcpVariant {
             TcpVariant::Sack => "tcp-sack",
             TcpVariant::Eln => "tcp-eln",
             TcpVariant::Sat => "tcp-sat",
+            TcpVariant::Ho => "tcp-ho",
+            TcpVariant::HoImmediate => "tcp-ho-immediate",
+            TcpVariant::HoAggressive => "tcp-ho-aggressive",
+            TcpVariant::Freeze => "freeze-tcp",
+            TcpVariant::Probing => "tcp-probing",
+        }
+    }
+
+    /// Every variant, in the order of the documentation.
+    pub const ALL: [TcpVariant; 9] = [
+        TcpVariant::NewReno,
+        TcpVariant::Sack,
+        TcpVariant::Eln,
+        TcpVariant::Sat,
+        TcpVariant::Ho,
+        TcpVariant::HoImmediate,
+        TcpVariant::HoAggressive,
+        TcpVariant::Freeze,
+        TcpVariant::Probing,
+    ];
+
+    /// The TCP-HO window rule of this variant, if it is one of TCP-HO's.
+    pub fn handoff_mode(self) -> Option<HandoffMode> {
+        match self {
+            TcpVariant::Ho => Some(HandoffMode::Adjust),
+            TcpVariant::HoImmediate => Some(HandoffMode::Immediate),
+            TcpVariant::HoAggressive => Some(HandoffMode::Aggressive),
+            _ => None,
         }
     }
     /// True for the variants that use SACK and ns-2 Sack1 loss recovery.
@@ -65,13 +132,7 @@ impl TcpVariant {
 
     /// The variant with this protocol name.
     pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "tcp-newreno" => Some(TcpVariant::NewReno),
-            "tcp-sack" => Some(TcpVariant::Sack),
-            "tcp-eln" => Some(TcpVariant::Eln),
-            "tcp-sat" => Some(TcpVariant::Sat),
-            _ => None,
-        }
+        TcpVariant::ALL.into_iter().find(|v| v.name() == name)
     }
 }
 

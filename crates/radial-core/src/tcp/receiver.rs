@@ -1,5 +1,15 @@
 //! The TCP receiver: cumulative acknowledgment of every segment (no delayed
 //! ACK, like ns-2's `TCPSink`), SACK blocks in RFC 2018 order, and ELN marks.
+//!
+//! The mobility variants' receiver halves:
+//! - TCP-HO (§IV-B): on the host's handoff hint, two duplicate ACKs with the
+//!   bandwidth option, if the sender's SYN offered the capability (echoed in
+//!   the SYN+ACK);
+//! - Freeze-TCP: on the host's warning that its link is about to go, an ACK
+//!   advertising a zero window (and zero in every ACK after it); when the
+//!   link is back, three ACKs of the last byte received with the window
+//!   reopened;
+//! - TCP-Probing: each probe answered at once with the probe's number.
 
 use std::collections::VecDeque;
 
@@ -7,7 +17,28 @@ use super::{TcpConfig, TcpVariant};
 use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
 use crate::stream::ReassemblyBuffer;
 use crate::time::Instant;
-use crate::wire::tcp::{Flags, SackBlock, SackList, TcpHeader};
+use crate::wire::tcp::{Flags, SackBlock, SackList, TcpHeader, CAPABILITY_HANDOFF};
+
+/// An acknowledgment owed to the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reply {
+    /// For the SYN.
+    Syn,
+    /// For a segment with these offsets (the first SACK block's trigger).
+    Segment(u64, u64),
+    /// A TCP-HO handoff notice carrying the new link's bandwidth.
+    Handoff(u32),
+    /// A window announcement (Freeze-TCP's zero window, or its reopening).
+    Window,
+    /// The answer to a TCP-Probing probe with this number.
+    Probe(u32),
+}
+
+/// Duplicate ACKs that carry a TCP-HO notice (§IV-B: two, "more robust in
+/// lossy network"; a third would trigger fast retransmit).
+const HANDOFF_NOTICES: usize = 2;
+/// Window-reopening ACKs a Freeze-TCP receiver sends on reconnection.
+const THAW_ACKS: usize = 3;
 
 /// The receiving side of a one-way TCP connection.
 #[derive(Debug)]
@@ -17,9 +48,13 @@ pub struct TcpReceiver {
     buffer: ReassemblyBuffer,
     /// The peer's SYN has arrived.
     synced: bool,
-    /// Acknowledgments owed (one per arriving segment), with the offset range
-    /// of the segment that triggered each (for the first SACK block).
-    owed: VecDeque<Option<(u64, u64)>>,
+    /// Acknowledgments owed (one per arriving segment, plus the mobility
+    /// schemes' own).
+    owed: VecDeque<Reply>,
+    /// The sender offered TCP-HO and this receiver takes part.
+    handoff_notices: bool,
+    /// Freeze-TCP: a zero window is advertised until the link is back.
+    frozen: bool,
     /// Block starts in the order last reported (RFC 2018 §4: most recent first).
     reported: VecDeque<u64>,
     /// Ranges the host's wireless link is known to have lost (ELN oracle).
@@ -39,6 +74,8 @@ impl TcpReceiver {
             buffer: ReassemblyBuffer::new(),
             synced: !config.handshake,
             owed: VecDeque::new(),
+            handoff_notices: config.variant.handoff_mode().is_some() && !config.handshake,
+            frozen: false,
             reported: VecDeque::new(),
             wireless_lost: Vec::new(),
             fin_at: None,
@@ -59,7 +96,15 @@ impl TcpReceiver {
                 self.synced = true;
                 self.events.push_back(AppEvent::Established);
             }
-            self.owed.push_back(None);
+            self.handoff_notices = self.config.variant.handoff_mode().is_some()
+                && header
+                    .capability
+                    .is_some_and(|m| m & CAPABILITY_HANDOFF != 0);
+            self.owed.push_back(Reply::Syn);
+            return;
+        }
+        if header.flags.contains(Flags::PROBE) {
+            self.owed.push_back(Reply::Probe(header.seq.0));
             return;
         }
         if !self.synced {
@@ -82,7 +127,41 @@ impl TcpReceiver {
                 self.events.push_back(AppEvent::Closed);
             }
         }
-        self.owed.push_back(Some(range));
+        self.owed.push_back(Reply::Segment(range.0, range.1));
+    }
+
+    /// The host's events for the mobility variants.
+    fn on_mobility(&mut self, event: &HostEvent) {
+        match *event {
+            HostEvent::HandoffHint { bandwidth, .. } if self.handoff_notices && self.synced => {
+                let kbps = (bandwidth.bps() / 1000).min(u64::from(u32::MAX)) as u32;
+                for _ in 0..HANDOFF_NOTICES {
+                    self.owed.push_back(Reply::Handoff(kbps));
+                }
+            }
+            HostEvent::LinkWarning { .. }
+                if self.config.variant == TcpVariant::Freeze && !self.frozen && self.synced =>
+            {
+                self.frozen = true;
+                self.owed.push_back(Reply::Window);
+            }
+            HostEvent::LinkUp { .. } if self.frozen => {
+                self.frozen = false;
+                for _ in 0..THAW_ACKS {
+                    self.owed.push_back(Reply::Window);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The window to advertise.
+    fn window(&self) -> u32 {
+        if self.frozen {
+            return 0;
+        }
+        (self.config.rwnd_bytes() - self.buffer.ready_bytes() as u64).min(u64::from(u32::MAX))
+            as u32
     }
 
     fn sack_blocks(&mut self, trigger: Option<(u64, u64)>) -> SackList {
@@ -151,6 +230,7 @@ impl Endpoint for TcpReceiver {
     }
 
     fn handle_event(&mut self, _now: Instant, event: HostEvent) {
+        self.on_mobility(&event);
         if let HostEvent::WirelessLoss { datagram, .. } = event {
             if self.config.variant != TcpVariant::Eln {
                 return;
@@ -165,24 +245,38 @@ impl Endpoint for TcpReceiver {
     }
 
     fn poll_transmit(&mut self, _now: Instant, buf: &mut Vec<u8>) -> Option<PathId> {
-        let trigger = self.owed.pop_front()?;
+        let reply = self.owed.pop_front()?;
         let mut flags = Flags::ACK;
-        if trigger.is_none() && self.buffer.next() == 0 && self.config.handshake {
+        let syn = reply == Reply::Syn && self.buffer.next() == 0 && self.config.handshake;
+        if syn {
             flags = flags | Flags::SYN;
         }
         let has_hole = self.buffer.pending_bytes() > 0;
         if self.config.variant == TcpVariant::Eln && has_hole && self.hole_is_wireless() {
             flags = flags | Flags::ELN;
         }
+        let mut seq = self.config.isn;
+        if let Reply::Probe(id) = reply {
+            flags = flags | Flags::PROBE;
+            seq = crate::seq::SeqNum(id);
+        }
+        let trigger = match reply {
+            Reply::Segment(s, e) => Some((s, e)),
+            _ => None,
+        };
         let ack_offset = self.buffer.next();
         let header = TcpHeader {
             flags,
             conn_id: self.config.conn_id,
-            seq: self.config.isn,
+            seq,
             ack: self.config.wire_seq(ack_offset),
-            window: (self.config.rwnd_bytes() - self.buffer.ready_bytes() as u64)
-                .min(u64::from(u32::MAX)) as u32,
+            window: self.window(),
             sack: self.sack_blocks(trigger),
+            capability: (syn && self.handoff_notices).then_some(CAPABILITY_HANDOFF),
+            bandwidth_kbps: match reply {
+                Reply::Handoff(kbps) => Some(kbps),
+                _ => None,
+            },
         };
         buf.clear();
         header.emit(buf);

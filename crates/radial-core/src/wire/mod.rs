@@ -110,18 +110,37 @@ macro_rules! flags_byte {
 }
 pub(crate) use flags_byte;
 
+/// What [`check_prefix`] checks a format's first four bytes against.
+pub(crate) struct Prefix {
+    pub ty: PacketType,
+    pub header_len: usize,
+    pub known_flags: u8,
+    pub max_blocks: usize,
+    pub block_len: usize,
+    /// Bits the fourth byte may hold (0: a reserved byte that must be 0).
+    pub known_options: u8,
+    /// The field name of the fourth byte in errors.
+    pub options_field: &'static str,
+}
+
 /// The checks both formats share (their first four bytes are laid out alike:
-/// version/type, flags, block count, reserved): the type, the fixed length,
-/// unknown flag bits, the block count and the reserved byte. Returns the flags
-/// byte, the block count and the header length including the blocks.
+/// version/type, flags, block count, then a reserved or options byte): the
+/// type, the fixed length, unknown flag bits, the block count and the fourth
+/// byte. Returns the flags byte, the block count, the fourth byte and the
+/// header length including the blocks.
 pub(crate) fn check_prefix(
     datagram: &[u8],
-    ty: PacketType,
-    header_len: usize,
-    known_flags: u8,
-    max_blocks: usize,
-    block_len: usize,
-) -> Result<(u8, usize, usize), WireError> {
+    prefix: &Prefix,
+) -> Result<(u8, usize, u8, usize), WireError> {
+    let Prefix {
+        ty,
+        header_len,
+        known_flags,
+        max_blocks,
+        block_len,
+        known_options,
+        options_field,
+    } = *prefix;
     if packet_type(datagram)? != ty {
         return Err(WireError::UnknownType(datagram[0] & 0x0f));
     }
@@ -145,10 +164,11 @@ pub(crate) fn check_prefix(
             value: nblocks as u64,
         });
     }
-    if datagram[3] != 0 {
+    let options = datagram[3];
+    if options & !known_options != 0 {
         return Err(WireError::BadField {
-            field: "reserved",
-            value: u64::from(datagram[3]),
+            field: options_field,
+            value: u64::from(options),
         });
     }
     let needed = header_len + block_len * nblocks;
@@ -158,7 +178,7 @@ pub(crate) fn check_prefix(
             got: datagram.len(),
         });
     }
-    Ok((flags, nblocks, needed))
+    Ok((flags, nblocks, options, needed))
 }
 
 pub(crate) fn first_byte(ty: PacketType) -> u8 {

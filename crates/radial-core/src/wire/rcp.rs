@@ -18,7 +18,7 @@
 //! |              payload              |   DATA only
 //! ```
 
-use super::{check_prefix, first_byte, flags_byte, read_u32, PacketType, WireError};
+use super::{check_prefix, first_byte, flags_byte, read_u32, PacketType, Prefix, WireError};
 use crate::seq::SeqNum;
 
 /// Length of the fixed header.
@@ -138,13 +138,17 @@ impl RcpHeader {
 
     /// Decodes a header, returning it and the payload that follows.
     pub fn parse(datagram: &[u8]) -> Result<(RcpHeader, &[u8]), WireError> {
-        let (flags, nblocks, needed) = check_prefix(
+        let (flags, nblocks, _, needed) = check_prefix(
             datagram,
-            PacketType::Rcp,
-            HEADER_LEN,
-            RcpFlags::ALL,
-            MAX_BLOCKS,
-            12,
+            &Prefix {
+                ty: PacketType::Rcp,
+                header_len: HEADER_LEN,
+                known_flags: RcpFlags::ALL,
+                max_blocks: MAX_BLOCKS,
+                block_len: 12,
+                known_options: 0,
+                options_field: "reserved",
+            },
         )?;
         let flags = RcpFlags(flags);
         let mut h = RcpHeader::new(

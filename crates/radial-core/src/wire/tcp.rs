@@ -1,10 +1,11 @@
 //! The TCP-baseline segment: a 20-byte header like TCP's, SACK blocks as
-//! 8-byte options, then the payload.
+//! 8-byte options, the 4-byte options the `options` byte announces, then the
+//! payload.
 //!
 //! ```text
 //!  0        8        16       24       32
 //! +--------+--------+--------+--------+
-//! |ver|type| flags  | nblocks|reserved|
+//! |ver|type| flags  | nblocks|options |
 //! +--------+--------+--------+--------+
 //! |           connection id           |
 //! |           sequence number         |
@@ -13,10 +14,13 @@
 //! +-----------------------------------+
 //! | nblocks x (block start, block end)|   SACK blocks, RFC 2018
 //! +-----------------------------------+
+//! | capability mask (if options & 1)  |   TCP-HO capability option
+//! | bandwidth, kbit/s (if options & 2)|   TCP-HO bandwidth option
+//! +-----------------------------------+
 //! |              payload              |
 //! ```
 
-use super::{check_prefix, first_byte, flags_byte, read_u32, PacketType, WireError};
+use super::{check_prefix, first_byte, flags_byte, read_u32, PacketType, Prefix, WireError};
 use crate::seq::SeqNum;
 
 /// Length of the fixed header.
@@ -37,8 +41,21 @@ flags_byte! {
         /// Explicit loss notification: the hole at `ack` was lost on the
         /// receiver's wireless link, not to congestion (Balakrishnan & Katz).
         ELN = 0x08,
+        /// A TCP-Probing probe (from the sender, header only, `seq` holding
+        /// the probe's number) or its acknowledgment (from the receiver,
+        /// `seq` echoing that number).
+        PROBE = 0x10,
     }
 }
+
+/// The `options` byte's bit for the capability option.
+const OPT_CAPABILITY: u8 = 0x01;
+/// The `options` byte's bit for the bandwidth option.
+const OPT_BANDWIDTH: u8 = 0x02;
+
+/// The capability mask bit that negotiates TCP-HO (TCP-HO §IV-B, Figure 2:
+/// "TCP-HO is negotiated through the last bit").
+pub const CAPABILITY_HANDOFF: u16 = 0x0001;
 
 /// A SACK block: bytes `[start, end)` held by the receiver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +81,12 @@ pub struct TcpHeader {
     pub window: u32,
     /// SACK blocks, most recent first.
     pub sack: SackList,
+    /// TCP-HO's capability option, on SYN segments: a 16-bit mask of
+    /// capabilities the sender of the segment offers.
+    pub capability: Option<u16>,
+    /// TCP-HO's bandwidth option, on the mobile host's acknowledgments after
+    /// a handoff: the new wireless link's bandwidth in kbit/s.
+    pub bandwidth_kbps: Option<u32>,
 }
 
 /// A small fixed-capacity list of SACK blocks (no allocation per segment).
@@ -101,7 +124,21 @@ impl SackList {
 impl TcpHeader {
     /// Encoded length of this header with its options.
     pub fn len(&self) -> usize {
-        HEADER_LEN + 8 * self.sack.len()
+        HEADER_LEN
+            + 8 * self.sack.len()
+            + 4 * (usize::from(self.capability.is_some())
+                + usize::from(self.bandwidth_kbps.is_some()))
+    }
+
+    fn options_byte(&self) -> u8 {
+        let mut o = 0;
+        if self.capability.is_some() {
+            o |= OPT_CAPABILITY;
+        }
+        if self.bandwidth_kbps.is_some() {
+            o |= OPT_BANDWIDTH;
+        }
+        o
     }
 
     /// Always false: a header has at least [`HEADER_LEN`] bytes.
@@ -115,7 +152,7 @@ impl TcpHeader {
         out.push(first_byte(PacketType::Tcp));
         out.push(self.flags.0);
         out.push(self.sack.len() as u8);
-        out.push(0);
+        out.push(self.options_byte());
         out.extend_from_slice(&self.conn_id.to_be_bytes());
         out.extend_from_slice(&self.seq.0.to_be_bytes());
         out.extend_from_slice(&self.ack.0.to_be_bytes());
@@ -124,17 +161,27 @@ impl TcpHeader {
             out.extend_from_slice(&b.start.0.to_be_bytes());
             out.extend_from_slice(&b.end.0.to_be_bytes());
         }
+        if let Some(mask) = self.capability {
+            out.extend_from_slice(&u32::from(mask).to_be_bytes());
+        }
+        if let Some(kbps) = self.bandwidth_kbps {
+            out.extend_from_slice(&kbps.to_be_bytes());
+        }
     }
 
     /// Decodes a header, returning it and the payload that follows.
     pub fn parse(datagram: &[u8]) -> Result<(TcpHeader, &[u8]), WireError> {
-        let (flags, nblocks, needed) = check_prefix(
+        let (flags, nblocks, options, mut needed) = check_prefix(
             datagram,
-            PacketType::Tcp,
-            HEADER_LEN,
-            Flags::ALL,
-            MAX_SACK_BLOCKS,
-            8,
+            &Prefix {
+                ty: PacketType::Tcp,
+                header_len: HEADER_LEN,
+                known_flags: Flags::ALL,
+                max_blocks: MAX_SACK_BLOCKS,
+                block_len: 8,
+                known_options: OPT_CAPABILITY | OPT_BANDWIDTH,
+                options_field: "options",
+            },
         )?;
         let mut sack = SackList::default();
         for i in 0..nblocks {
@@ -144,6 +191,28 @@ impl TcpHeader {
                 end: SeqNum(read_u32(datagram, at + 4)),
             });
         }
+        let mut option = |bit: u8| -> Result<Option<u32>, WireError> {
+            if options & bit == 0 {
+                return Ok(None);
+            }
+            let at = needed;
+            needed += 4;
+            if datagram.len() < needed {
+                return Err(WireError::Truncated {
+                    needed,
+                    got: datagram.len(),
+                });
+            }
+            Ok(Some(read_u32(datagram, at)))
+        };
+        let capability = match option(OPT_CAPABILITY)? {
+            Some(mask) => Some(u16::try_from(mask).map_err(|_| WireError::BadField {
+                field: "capability",
+                value: u64::from(mask),
+            })?),
+            None => None,
+        };
+        let bandwidth_kbps = option(OPT_BANDWIDTH)?;
         let header = TcpHeader {
             flags: Flags(flags),
             conn_id: read_u32(datagram, 4),
@@ -151,6 +220,8 @@ impl TcpHeader {
             ack: SeqNum(read_u32(datagram, 12)),
             window: read_u32(datagram, 16),
             sack,
+            capability,
+            bandwidth_kbps,
         };
         Ok((header, &datagram[needed..]))
     }
@@ -163,30 +234,36 @@ mod tests {
 
     fn header_strategy() -> impl Strategy<Value = TcpHeader> {
         (
-            0u8..16,
+            0u8..32,
             any::<u32>(),
             any::<u32>(),
             any::<u32>(),
             any::<u32>(),
             proptest::collection::vec((any::<u32>(), any::<u32>()), 0..=MAX_SACK_BLOCKS),
+            proptest::option::of(any::<u16>()),
+            proptest::option::of(any::<u32>()),
         )
-            .prop_map(|(flags, conn_id, seq, ack, window, blocks)| {
-                let mut sack = SackList::default();
-                for (s, e) in blocks {
-                    sack.push(SackBlock {
-                        start: SeqNum(s),
-                        end: SeqNum(e),
-                    });
-                }
-                TcpHeader {
-                    flags: Flags(flags),
-                    conn_id,
-                    seq: SeqNum(seq),
-                    ack: SeqNum(ack),
-                    window,
-                    sack,
-                }
-            })
+            .prop_map(
+                |(flags, conn_id, seq, ack, window, blocks, capability, bandwidth_kbps)| {
+                    let mut sack = SackList::default();
+                    for (s, e) in blocks {
+                        sack.push(SackBlock {
+                            start: SeqNum(s),
+                            end: SeqNum(e),
+                        });
+                    }
+                    TcpHeader {
+                        flags: Flags(flags),
+                        conn_id,
+                        seq: SeqNum(seq),
+                        ack: SeqNum(ack),
+                        window,
+                        sack,
+                        capability,
+                        bandwidth_kbps,
+                    }
+                },
+            )
     }
 
     proptest! {
@@ -225,5 +302,41 @@ mod tests {
         ));
         buf[0] = 0x20;
         assert_eq!(TcpHeader::parse(&buf), Err(WireError::BadVersion(2)));
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let mut buf = Vec::new();
+        TcpHeader {
+            capability: Some(CAPABILITY_HANDOFF),
+            ..TcpHeader::default()
+        }
+        .emit(&mut buf);
+        // Announced but missing.
+        assert_eq!(
+            TcpHeader::parse(&buf[..HEADER_LEN]),
+            Err(WireError::Truncated {
+                needed: HEADER_LEN + 4,
+                got: HEADER_LEN
+            })
+        );
+        // A mask wider than 16 bits.
+        buf[HEADER_LEN] = 1;
+        assert_eq!(
+            TcpHeader::parse(&buf),
+            Err(WireError::BadField {
+                field: "capability",
+                value: 0x0100_0001
+            })
+        );
+        // An option bit nobody defined.
+        buf[3] = 0x04;
+        assert_eq!(
+            TcpHeader::parse(&buf),
+            Err(WireError::BadField {
+                field: "options",
+                value: 4
+            })
+        );
     }
 }

@@ -6,6 +6,7 @@
 //! value itself and `${name}` inside a longer string for its text, so
 //! `loss = "${loss}"` is a number and `delay = "${delay_ms}ms"` a time.
 
+mod mobility;
 mod params;
 mod repeat;
 mod schema;
@@ -460,7 +461,7 @@ impl Resolver<'_> {
                     } else if proto == "apps" {
                         FlowProtocol::Apps(self.rcp_config(RcpVariant::Rcp, &table, &key)?)
                     } else {
-                        return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: tcp-newreno, tcp-sack, tcp-eln, tcp-sat, rcp, rcp-eln, rcp-sat, r2cp, r2cp-s, apps, udp)"));
+                        return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: {}, rcp, rcp-eln, rcp-sat, r2cp, r2cp-s, apps, udp)", TcpVariant::ALL.map(TcpVariant::name).join(", ")));
                     };
                     (protocol, traffic)
                 };
@@ -741,6 +742,7 @@ impl Resolver<'_> {
                 });
             }
         }
+        let link_handoffs = self.link_handoffs(&file, &links, seed, &mut schedule)?;
         // Entries at the same time apply in the file's order.
         schedule.sort_by_key(|e| e.at);
         Ok(RunSpec {
@@ -753,6 +755,7 @@ impl Resolver<'_> {
             channels,
             flows,
             schedule,
+            link_handoffs,
             overhead_bytes: file.scenario.overhead_bytes.unwrap_or(20),
             sample_interval: file
                 .scenario

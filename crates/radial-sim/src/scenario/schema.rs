@@ -21,6 +21,10 @@ pub struct File {
     pub flows: Vec<FlowTable>,
     #[serde(default, rename = "schedule")]
     pub schedule: Vec<ScheduleTable>,
+    #[serde(default, rename = "handoff")]
+    pub handoffs: Vec<LinkHandoffTable>,
+    #[serde(default)]
+    pub mobility: Option<MobilityTable>,
     /// Read by [`super::Scenario::parse`] before substitution.
     #[serde(default)]
     #[allow(dead_code)]
@@ -261,4 +265,60 @@ pub struct ScheduleTable {
     pub until: Option<Time>,
     #[serde(default)]
     pub signal: Option<bool>,
+}
+
+/// A handoff of a host's access link: it goes down, and comes back after the
+/// outage with the new cell's rate and delay.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkHandoffTable {
+    pub at: Time,
+    pub link: Spanned<String>,
+    #[serde(default)]
+    pub kind: Option<Spanned<String>>,
+    #[serde(default)]
+    pub outage: Option<Time>,
+    #[serde(default)]
+    pub rate: Option<Rate>,
+    #[serde(default)]
+    pub delay: Option<Time>,
+    #[serde(default)]
+    pub warning: Option<Time>,
+}
+
+/// Random movement among networks: the host's access link dwells in a
+/// network for an exponential time, then hands off to the next one drawn
+/// by the transition probabilities.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MobilityTable {
+    pub link: Spanned<String>,
+    pub start: Spanned<String>,
+    #[serde(default)]
+    pub warning: Option<Time>,
+    #[serde(rename = "network")]
+    pub networks: Vec<NetworkTable>,
+    #[serde(rename = "transition")]
+    pub transitions: Vec<TransitionTable>,
+}
+
+/// One kind of network a host moves among.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkTable {
+    pub name: Spanned<String>,
+    pub dwell: Time,
+    pub rates: Vec<Rate>,
+    pub delay: Time,
+}
+
+/// The chance of moving from one network to another, and the outage it
+/// costs.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransitionTable {
+    pub from: Spanned<String>,
+    pub to: Spanned<String>,
+    pub probability: f64,
+    pub outage: Time,
 }

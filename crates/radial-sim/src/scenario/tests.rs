@@ -4,7 +4,7 @@
 use super::*;
 
 /// A valid two-node scenario; tests edit one line of it.
-const BASE: &str = r#"[scenario]
+pub(super) const BASE: &str = r#"[scenario]
 name = "t"
 duration = "10s"
 
@@ -41,7 +41,7 @@ fn edit(from: &str, to: &str) -> String {
 
 /// Parses `text`, expecting an error whose key contains `key` and whose line
 /// is the line of `at` in `text`.
-fn expect_error(text: &str, key: &str, at: &str) -> ScenarioError {
+pub(super) fn expect_error(text: &str, key: &str, at: &str) -> ScenarioError {
     let e = match Scenario::parse("bad.toml", text) {
         Ok(_) => panic!("accepted:\n{text}"),
         Err(e) => e,

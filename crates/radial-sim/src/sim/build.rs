@@ -3,6 +3,27 @@
 use super::*;
 
 impl Simulator {
+    /// Each flow whose receiving host has an interface at an end of a link
+    /// that hands off counts that handoff among its own (for the handoff
+    /// disruption in its report).
+    pub(super) fn note_link_handoffs(&mut self) {
+        for h in &self.spec.link_handoffs {
+            let l = &self.spec.links[h.link as usize];
+            for f in &mut self.flows {
+                let rx = &self.agents[f.receiver as usize];
+                let touches = |n: u32| n == l.a || n == l.b;
+                if touches(rx.node) || rx.paths.iter().any(|p| touches(p.node)) {
+                    f.handoffs.push(Instant::ZERO + h.at);
+                    f.link_returns.push((Instant::ZERO + h.at + h.outage, None));
+                }
+            }
+        }
+        for f in &mut self.flows {
+            f.handoffs.sort();
+            f.handoffs.dedup();
+        }
+    }
+
     pub(super) fn build_flows(&mut self, node_addr: &[Option<Addr>]) {
         let seed = self.spec.seed;
         let flows = std::mem::take(&mut self.spec.flows);
@@ -64,6 +85,7 @@ impl Simulator {
                 timer_at: None,
                 paths: Vec::new(),
                 stripe: None,
+                wire_bytes: 0,
             });
             self.agents.push(Agent {
                 node: f.to,
@@ -77,6 +99,7 @@ impl Simulator {
                 timer_at: None,
                 paths: Vec::new(),
                 stripe: None,
+                wire_bytes: 0,
             });
             let source = if let Traffic::OnOff(spec) = f.traffic {
                 self.sources.push(OnOff {
@@ -116,6 +139,7 @@ impl Simulator {
                 handoffs,
                 handoff_gap: None,
                 pre_handoff_gaps: Vec::new(),
+                link_returns: Vec::new(),
                 reseq: None,
             });
         }
@@ -162,6 +186,7 @@ impl Simulator {
             timer_at: None,
             paths,
             stripe: None,
+            wire_bytes: 0,
         });
         let mut senders = Vec::new();
         let mut handoffs = Vec::new();
@@ -182,6 +207,7 @@ impl Simulator {
                 timer_at: None,
                 paths: Vec::new(),
                 stripe: None,
+                wire_bytes: 0,
             });
             let changes = [
                 (Some(pipe.open), PathChange::Up),
@@ -219,6 +245,7 @@ impl Simulator {
             handoffs,
             handoff_gap: None,
             pre_handoff_gaps: Vec::new(),
+            link_returns: Vec::new(),
             reseq: None,
         });
     }
@@ -261,6 +288,7 @@ impl Simulator {
                 timer_at: None,
                 paths: Vec::new(),
                 stripe: None,
+                wire_bytes: 0,
             });
             self.agents.push(Agent {
                 node: pipe.via,
@@ -274,6 +302,7 @@ impl Simulator {
                 timer_at: None,
                 paths: Vec::new(),
                 stripe: Some(j as u16),
+                wire_bytes: 0,
             });
             agents.push((sender, receiver));
             // Connections after the first start at their pipe's opening.
@@ -297,6 +326,7 @@ impl Simulator {
             handoffs: Vec::new(),
             handoff_gap: None,
             pre_handoff_gaps: Vec::new(),
+            link_returns: Vec::new(),
             reseq: Some(Resequencer::new(salt, k, chunk, config.rwnd_bytes())),
         });
     }

@@ -13,8 +13,9 @@ impl Simulator {
             .any(|(l, &down)| down && (l.a == node || l.b == node))
     }
 
-    /// Tells every multi-path receiver with a pipe through an end of `link`
-    /// that the interface lost (or regained) its link.
+    /// Tells every endpoint with a path through an end of `link` that the
+    /// interface lost (or regained) its link, and, when it is back, the
+    /// link's rate towards the host (a handoff hint).
     pub(super) fn signal_link(&mut self, link: u32, up: bool) {
         let now = self.net.now;
         let (a, b) = {
@@ -23,46 +24,85 @@ impl Simulator {
         };
         self.signalled_down[link as usize] = !up;
         for i in 0..self.agents.len() {
-            let hits: Vec<PathId> = self.agents[i]
-                .paths
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| p.node == a || p.node == b)
-                .map(|(j, _)| PathId(j as u16))
-                .collect();
+            let (hits, nodes): (Vec<PathId>, Vec<u32>) =
+                self.paths_through(i, a, b).into_iter().unzip();
             if hits.is_empty() {
                 continue;
             }
             // A path is back only when no other signalled link of its
             // interface is still down.
-            let nodes: Vec<u32> = hits
-                .iter()
-                .map(|p| self.agents[i].paths[p.0 as usize].node)
-                .collect();
             let still_down: Vec<bool> =
                 nodes.iter().map(|&n| self.link_signalled_down(n)).collect();
             let Some(ep) = self.agents[i].endpoint.as_mut() else {
                 continue;
             };
-            for (path, down) in hits.into_iter().zip(still_down) {
-                let ev = if up && !down {
-                    HostEvent::LinkUp { path }
+            for ((path, down), node) in hits.into_iter().zip(still_down).zip(nodes) {
+                if up && !down {
+                    ep.handle_event(now, HostEvent::LinkUp { path });
+                    // The rate of the direction that reaches the host.
+                    let d = if node == b { 0 } else { 1 };
+                    let bandwidth = self.net.links[(link * 2 + d) as usize].rate;
+                    ep.handle_event(now, HostEvent::HandoffHint { path, bandwidth });
                 } else if !up {
-                    HostEvent::LinkDown { path }
-                } else {
-                    continue;
-                };
-                ep.handle_event(now, ev);
+                    ep.handle_event(now, HostEvent::LinkDown { path });
+                }
             }
             self.service(i);
         }
+    }
+
+    /// Warns every endpoint with a path through an end of `link` that the
+    /// link is about to go down.
+    pub(super) fn warn_link(&mut self, link: u32) {
+        let now = self.net.now;
+        let (a, b) = {
+            let l = &self.spec.links[link as usize];
+            (l.a, l.b)
+        };
+        for i in 0..self.agents.len() {
+            let hits = self.paths_through(i, a, b);
+            let Some(ep) = self.agents[i].endpoint.as_mut() else {
+                continue;
+            };
+            if hits.is_empty() {
+                continue;
+            }
+            for (path, _) in hits {
+                ep.handle_event(now, HostEvent::LinkWarning { path });
+            }
+            self.service(i);
+        }
+    }
+
+    /// The paths of agent `i` whose interface is node `a` or `b`, with that
+    /// node (a single-path agent's one path is its own node).
+    fn paths_through(&self, i: usize, a: u32, b: u32) -> Vec<(PathId, u32)> {
+        let agent = &self.agents[i];
+        if agent.paths.is_empty() {
+            return if agent.node == a || agent.node == b {
+                vec![(PathId(0), agent.node)]
+            } else {
+                Vec::new()
+            };
+        }
+        agent
+            .paths
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.node == a || p.node == b)
+            .map(|(j, p)| (PathId(j as u16), p.node))
+            .collect()
     }
 
     pub(super) fn apply_schedule(&mut self, index: u32) {
         let now = self.net.now;
         let s = self.spec.schedule[index as usize].clone();
         self.change_link(now, &s);
-        if s.signal {
+        if s.action == LinkAction::Warning {
+            if s.signal {
+                self.warn_link(s.link);
+            }
+        } else if s.signal {
             // The link changes first, then the hosts hear of it.
             self.signal_link(s.link, s.action == LinkAction::Up);
         }
@@ -93,6 +133,7 @@ impl Simulator {
                     let rate = link.rate;
                     link.reconfigure(now, rate, d);
                 }
+                LinkAction::Warning => {}
             }
         }
     }

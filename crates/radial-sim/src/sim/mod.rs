@@ -11,7 +11,7 @@ use crate::channel::{GilbertElliott, LossModel};
 use crate::event::{EventKind, EventQueue, PathChange};
 use crate::link::Link;
 use crate::metrics::{
-    Aggregate, FlowReport, LinkReport, NodeReport, PipePoint, SeriesPoint, Summary,
+    Aggregate, FlowReport, HandoffReport, LinkReport, NodeReport, PipePoint, SeriesPoint, Summary,
 };
 use crate::packet::{Addr, Packet};
 use crate::rng::Rng;
@@ -100,6 +100,8 @@ struct Agent {
     /// The connection index of a receiving agent of an `apps` flow: its
     /// bytes go to the flow's resequencer.
     stripe: Option<u16>,
+    /// Bytes this agent's endpoint put on the wire.
+    wire_bytes: u64,
 }
 
 /// Where one path of a multi-path agent leads.
@@ -142,6 +144,9 @@ struct FlowState {
     handoff_gap: Option<Duration>,
     /// Delivery gaps in the HANDOFF_WATCH before the first handoff.
     pre_handoff_gaps: Vec<Duration>,
+    /// Returns of the receiving host's access links after a handoff, and
+    /// the first in-order delivery after each.
+    link_returns: Vec<(Instant, Option<Instant>)>,
 }
 
 /// How long after a handoff its disruption is looked for, and how long
@@ -265,6 +270,7 @@ impl Simulator {
             spec,
         };
         sim.build_flows(&node_addr);
+        sim.note_link_handoffs();
         sim.sleep = (0..sim.spec.nodes.len())
             .map(|_| Sleep::default())
             .collect();
@@ -650,6 +656,9 @@ impl Simulator {
                     }
                 }
                 f.last_delivery = Some(now);
+                for r in f.link_returns.iter_mut().filter(|r| r.0 <= now) {
+                    r.1.get_or_insert(now);
+                }
             }
         }
         loop {
@@ -673,6 +682,7 @@ impl Simulator {
                         wire_len: buf.len() as u32 + self.net.overhead,
                         data: buf,
                     };
+                    a.wire_bytes += u64::from(p.wire_len);
                     self.net.forward(b.node, p);
                 }
                 None => {

@@ -54,8 +54,9 @@ impl Simulator {
             let delivered = self.delivered(i);
             let goodput = delivered as f64 * 8.0 / duration / 1e6;
             let (mut retransmits, mut timeouts, mut fast, mut sent) = (0, 0, 0, f.udp_sent);
-            let (mut arrivals, mut arrivals_75, mut duplicate) = (0, 0, 0);
+            let (mut arrivals, mut arrivals_75, mut duplicate, mut wire) = (0, 0, 0, 0);
             for &a in [f.sender, f.receiver].iter().chain(&f.more_agents) {
+                wire += self.agents[a as usize].wire_bytes;
                 if let Some(ep) = &self.agents[a as usize].endpoint {
                     let st = ep.stats();
                     // An R²CP sender answers nothing but pulls; the
@@ -114,6 +115,12 @@ impl Simulator {
                             .collect()
                     },
                 ),
+                overhead_bytes: wire.saturating_sub(delivered),
+                handoff_resume_s: f
+                    .link_returns
+                    .iter()
+                    .filter_map(|&(up, first)| first.map(|t| (t - up).as_secs_f64()))
+                    .collect(),
             });
         }
         let links = self
@@ -184,6 +191,18 @@ impl Simulator {
                 duration_s: duration,
                 events: self.net.events.processed(),
                 flows,
+                handoffs: self
+                    .spec
+                    .link_handoffs
+                    .iter()
+                    .map(|h| HandoffReport {
+                        at_s: h.at.as_secs_f64(),
+                        link: self.spec.links[h.link as usize].name.clone(),
+                        outage_s: h.outage.as_secs_f64(),
+                        kind: h.kind.name().to_string(),
+                        rate_mbps: h.rate.mbps_f64(),
+                    })
+                    .collect(),
                 aggregate: Aggregate::of(&reliable),
                 links,
                 nodes,

@@ -18,10 +18,12 @@ use crate::sweep::{run_sweep, RunResult};
 use crate::timeseries::{binned, binned_sd, download, pipe_points, rate_between, share_near};
 
 mod friendliness;
+mod mobility;
 mod sequence;
 mod targets;
 
 use friendliness::*;
+use mobility::*;
 use sequence::*;
 use targets::*;
 
@@ -42,13 +44,36 @@ impl Table {
         x_param: &str,
         metric: impl Fn(&RunResult) -> Option<f64>,
     ) -> Self {
+        Table::from_results_by(results, &[series_param], x_param, metric)
+    }
+
+    /// As [`Table::from_results`], one series per combination of the
+    /// `series` parameters (labelled `value, name value, ...`).
+    fn from_results_by(
+        results: &[RunResult],
+        series: &[&str],
+        x_param: &str,
+        metric: impl Fn(&RunResult) -> Option<f64>,
+    ) -> Self {
         let mut t = Table {
             series: Vec::new(),
             xs: Vec::new(),
             cells: Vec::new(),
         };
         for r in results {
-            let s = r.point.text(series_param).unwrap_or_default();
+            let s = series
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let v = r.point.text(p).unwrap_or_default();
+                    if i == 0 {
+                        v
+                    } else {
+                        format!("{p} {v}")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
             let x: f64 = r
                 .point
                 .text(x_param)
@@ -137,6 +162,8 @@ pub enum Measured {
     /// The sum over the reliable flows (an aggregate, or the Ideal of
     /// separate flows on disjoint paths).
     SumReliable,
+    /// The completion time of one finite flow, by name, in seconds.
+    CompletionTime(&'static str),
 }
 
 impl Measured {
@@ -152,6 +179,14 @@ impl Measured {
                     .map(|f| f.goodput_mbps)
                     .sum(),
             ),
+            Measured::CompletionTime(name) => named_flow(r, name).and_then(|f| f.completion_time_s),
+        }
+    }
+
+    fn y_label(self) -> &'static str {
+        match self {
+            Measured::CompletionTime(_) => "completion time (s)",
+            _ => "goodput per flow (Mbit/s)",
         }
     }
 }
@@ -215,6 +250,11 @@ pub struct Target {
     pub measured: Measured,
     /// Further tables under the main one (the costs behind the numbers).
     pub extra: fn(&[RunResult]) -> String,
+    /// The parameters whose values name a curve (`protocol`, or more).
+    pub series: &'static [&'static str],
+    /// Acceptance checks that need the runs themselves, not only the
+    /// measured table (another flow's goodput, a per-handoff figure).
+    pub run_checks: fn(&[RunResult]) -> Vec<Check>,
 }
 
 /// How a target turns runs into a figure.
@@ -466,11 +506,12 @@ fn section(
     heading(&mut md, target);
     let _ = writeln!(
         md,
-        "**Ours.** {} in Mbit/s ± 95 % confidence half-width over {} seeds, {duration_s} s each (`{}`).\n",
+        "**Ours.** {} ± 95 % confidence half-width over {} seeds, {duration_s} s each (`{}`).\n",
         match target.measured {
-            Measured::AllReliable => "Mean per-flow goodput".to_string(),
-            Measured::Flow(name) => format!("Goodput of the flow `{name}`"),
-            Measured::SumReliable => "Aggregate goodput (for `ideal`: the sum of one RCP flow alone on each path)".to_string(),
+            Measured::AllReliable => "Mean per-flow goodput in Mbit/s".to_string(),
+            Measured::Flow(name) => format!("Goodput of the flow `{name}` in Mbit/s"),
+            Measured::SumReliable => "Aggregate goodput in Mbit/s (for `ideal`: the sum of one RCP flow alone on each path)".to_string(),
+            Measured::CompletionTime(name) => format!("Completion time of the flow `{name}` in s"),
         },
         sc.seeds.len(),
         target.path
@@ -636,7 +677,7 @@ fn run_target(target: &Target, out: &Path, jobs_n: usize) -> Result<bool, CliErr
         publish(target, out, &body)?;
         return Ok(holds);
     }
-    let table = Table::from_results(&results, "protocol", target.x_param, |r| {
+    let table = Table::from_results_by(&results, target.series, target.x_param, |r| {
         target.measured.goodput(r)
     });
     if target.kind == Kind::Energy {
@@ -645,14 +686,15 @@ fn run_target(target: &Target, out: &Path, jobs_n: usize) -> Result<bool, CliErr
         publish(target, out, &body)?;
         return Ok(holds);
     }
-    let checks = (target.checks)(&table);
+    let mut checks = (target.checks)(&table);
+    checks.extend((target.run_checks)(&results));
     let series = table.curves(target.x_scale);
     line_plot(
         &out.join(target.name),
         &Figure {
             title: target.title,
             x_label: target.x_label,
-            y_label: "goodput per flow (Mbit/s)",
+            y_label: target.measured.y_label(),
             log_x: target.log_x,
             series: &series,
         },
@@ -693,11 +735,20 @@ pub fn repro(which: &str, out: &Path, jobs_flag: Option<usize>) -> Result<(), Cl
     }
     let selected: Vec<&Target> = if which == "all" {
         TARGETS.iter().collect()
+    } else if let Some((_, members)) = GROUPS.iter().find(|(name, _)| *name == which) {
+        TARGETS
+            .iter()
+            .filter(|t| members.contains(&t.name))
+            .collect()
     } else {
         match TARGETS.iter().find(|t| t.name == which) {
             Some(t) => vec![t],
             None => {
-                let names: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
+                let names: Vec<&str> = TARGETS
+                    .iter()
+                    .map(|t| t.name)
+                    .chain(GROUPS.iter().map(|g| g.0))
+                    .collect();
                 return Err(CliError::Input(format!(
                     "unknown figure `{which}` (known: {}, all, stress)",
                     names.join(", ")

@@ -253,7 +253,8 @@ pub(super) fn run_sequence(
     );
     md.push_str(&(target.extra)(results));
     let named: Vec<(&str, &RunResult)> = runs.iter().map(|(v, r)| (v.as_str(), *r)).collect();
-    let checks = fig8_checks(target.name, &named);
+    let mut checks = fig8_checks(target.name, &named);
+    checks.extend((target.run_checks)(results));
     checks_and_notes(&mut md, target, &checks);
     let holds = checks.iter().all(|c| c.holds);
     Ok((md, holds))

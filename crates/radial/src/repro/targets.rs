@@ -21,6 +21,8 @@ pub(super) const BASE: Target = Target {
     kind: Kind::Curves,
     measured: Measured::AllReliable,
     extra: |_| String::new(),
+    series: &["protocol"],
+    run_checks: |_| Vec::new(),
 };
 
 /// Every target, in the order `repro all` runs them.
@@ -210,6 +212,104 @@ pub const TARGETS: &[Target] = &[
         notes: "The S2 validation dumbbell (docs/validation.md); the on/off sources sit behind R2 and send to a sink behind R1, so they share the bottleneck's reverse direction with the ACKs (TCP) or REQs (RCP). Pareto shape 1.5. The y value is the mean goodput of the 20 forward flows. Calibration against the paper's 40 %: `radial run scenarios/papers/rcp-fig4c.toml --set protocol=rcp --set onoff=100` (seed 1) drops 39.8 % of the packets offered to the bottleneck's reverse direction (R2->R1 `drops_queue` over offered), REQs and on/off datagrams together.",
         ..BASE
     },
+    Target {
+        name: "tcpho-fig3",
+        group: "tcpho",
+        title: "TCP-HO Figure 3: the four kinds of handoff",
+        scenario: include_str!("../../../../scenarios/papers/tcpho-fig3.toml"),
+        path: "scenarios/papers/tcpho-fig3.toml",
+        claim: "§IV-B: \"TCP Newreno does suffer the problems pointed out by us in Table I\" (segment loss, silly waiting, slow start, over-shooting); \"TCP-HO solves all problems except segment loss and achieves much higher throughput than TCP Newreno.\"",
+        x_param: "protocol",
+        x_label: "time (s)",
+        kind: Kind::Sequence,
+        measured: Measured::Flow("download"),
+        extra: fig3_extra,
+        run_checks: fig3_checks,
+        notes: TCPHO_FIG3_NOTES,
+        ..BASE
+    },
+    Target {
+        name: "tcpho-fig6a",
+        group: "tcpho",
+        title: "TCP-HO Figure 6(a) and Table III: WCDMA mobility",
+        scenario: include_str!("../../../../scenarios/papers/tcpho-fig6a-wcdma.toml"),
+        path: "scenarios/papers/tcpho-fig6a-wcdma.toml",
+        claim: "§V-B-1: \"TCP-HO and its variants do improve TCP performance. The difference between TCP-HO and its variants is very small\" (L-HH dominates; silly waiting is the main problem); Table III: \"TCP-HO does improve TCP performance of Mobile Host without adversely affecting cross traffic\".",
+        x_param: "wan_delay_ms",
+        x_label: "WAN one-way delay (ms)",
+        measured: Measured::Flow("download"),
+        checks: fig6_checks,
+        run_checks: table3_checks,
+        extra: table3_extra,
+        notes: TCPHO_FIG6_NOTES,
+        ..BASE
+    },
+    Target {
+        name: "tcpho-fig6b",
+        group: "tcpho",
+        title: "TCP-HO Figure 6(b) and Table III: WLAN mobility",
+        scenario: include_str!("../../../../scenarios/papers/tcpho-fig6b-wlan.toml"),
+        path: "scenarios/papers/tcpho-fig6b-wlan.toml",
+        claim: "§V-B-2: \"TCP-HO performs much better than Newreno. It also shows that TCP-HO-Immediate achieves trivial improvement and TCP-HO-Aggressive is even worse than Newreno\" (H-HH, U-VH and D-VH dominate).",
+        x_param: "wan_delay_ms",
+        x_label: "WAN one-way delay (ms)",
+        measured: Measured::Flow("download"),
+        checks: fig6_checks,
+        run_checks: table3_checks,
+        extra: table3_extra,
+        notes: TCPHO_FIG6_NOTES,
+        ..BASE
+    },
+    Target {
+        name: "tcpho-fig6c",
+        group: "tcpho",
+        title: "TCP-HO Figure 6(c) and Table III: WCDMA & WLAN mobility",
+        scenario: include_str!("../../../../scenarios/papers/tcpho-fig6c-mixed.toml"),
+        path: "scenarios/papers/tcpho-fig6c-mixed.toml",
+        claim: "§V-B-3: the throughput \"looks like a mixture of WCDMA scenario and WLAN scenario\"; \"TCP-HO does help WCDMA users to utilize Wi-Fi hot-spots\"; \"TCP-HO is the best mechanism for improving mobile host's throughput in most of our experiments\".",
+        x_param: "wan_delay_ms",
+        x_label: "WAN one-way delay (ms)",
+        measured: Measured::Flow("download"),
+        checks: fig6_checks,
+        run_checks: table3_checks,
+        extra: table3_extra,
+        notes: TCPHO_FIG6_NOTES,
+        ..BASE
+    },
+    Target {
+        name: "freeze-handoff",
+        group: "survey",
+        title: "Freeze-TCP across disconnections of 1, 2 and 5 s",
+        scenario: include_str!("../../../../scenarios/papers/freeze-handoff.toml"),
+        path: "scenarios/papers/freeze-handoff.toml",
+        claim: "Survey §5: \"Freeze-TCP avoids timeouts at the sender during handoffs since a timeout shrinks the sending window to a minimum\"; \"once the handoff is completed, the receiver advertizes a non-zero window so that the sender resumes with its window and timeout values unaffected due to the handoff\".",
+        x_param: "outage_s",
+        x_label: "disconnection (s)",
+        measured: Measured::Flow("download"),
+        checks: freeze_checks,
+        run_checks: freeze_run_checks,
+        extra: freeze_extra,
+        notes: FREEZE_NOTES,
+        ..BASE
+    },
+    Target {
+        name: "survey-probing",
+        group: "survey",
+        title: "TCP-Probing against NewReno: task completion time (survey Figures 5, 6, 8, 9)",
+        scenario: include_str!("../../../../scenarios/papers/survey-probing.toml"),
+        path: "scenarios/papers/survey-probing.toml",
+        claim: "Survey §6.1: \"the advantage of TCP-Probing's adaptive strategy over the fixed strategy of Reno for a 5-Mbyte file transmission task\"; \"the impact of delay is even more significant on standard TCP\"; \"the overhead of TCP-Probing never exceeds the overhead of Reno\"; \"as the protocol exhibits a more conservative strategy (the error becomes more dense) the relative performance gain of TCP-Probing drops\".",
+        x_param: "error",
+        x_label: "packet drop rate in the bad state (%)",
+        x_scale: 100.0,
+        measured: Measured::CompletionTime("download"),
+        series: &["protocol", "delay_ms"],
+        checks: probing_checks,
+        run_checks: probing_run_checks,
+        extra: probing_extra,
+        notes: PROBING_NOTES,
+        ..BASE
+    },
 ];
 
 pub(super) const FIG5B_NOTES: &str = "STP's algorithm is not given in the paper, so the long-delay controller is TCP Hybla (Caini & Firrincieli 2004) at the sender (`tcp-sat`, with ns-2 Sack1 recovery) and at the receiver (`rcp-sat`); docs/protocols.md. The paper's HTTP sources are modelled as Pareto on/off applications over TCP-SACK with the on/off parameters of Figure 4(c), as the paper gives none. \
@@ -217,3 +317,8 @@ Hybla opens the window by 2^ρ − 1 segments per arrival in slow start and ρ²
 `rcp-sat` comes out ahead because RCP repulls a lost retransmission without a timeout (§3.3.5). `tcp-sat` collapses: after a timeout Hybla's slow start refills the window to ssthresh within one round trip, the burst overflows the queue, the lost retransmissions can only be recovered by further timeouts with exponential back-off (ns-2 Sack1, Karn), and the flow spends most of the run waiting (the timeout table). So the paper's \"STP much better than TCP\" does not reproduce with Hybla at the sender; the gap between `tcp-sat` and `rcp-sat` is the receiver's loss recovery, exaggerated by Hybla's aggressiveness, rather than a controller difference. `rcp-sat`'s lead is also taken partly from the background: the backlogged reverse TCP flow gets less with `rcp-sat` than with `rcp` (last table), because its ACKs share the congested forward queue.";
 
 pub(super) const FIG9_NOTES: &str = "Two pipes from two servers over disjoint paths, each with a 50-packet drop-tail queue at its bottleneck and one Pareto on/off source across it (§3.4's parameters). Ideal is the sum of what one RCP connection gets alone on each path, in the same run (our definition; the paper's is the sum of the two bandwidths). The receive buffer is 256 segments of 1000 bytes (256 KB) for the aggregate connection and for each Ideal connection; the paper's size is not in our copy. `apps` stripes the stream one segment at a time, round robin, over two independent RCP connections (as the application striping of [15]); the receiving application resequences it in a buffer of the same 256 KB and always reads the connection whose chunk it waits for. Each of its connections also has its own 256 KB receive buffer, so `apps` holds up to three times the buffer of `r2cp`.";
+
+const TCPHO_FIG3_NOTES: &str = "The paper's Figure 3 is an ns-2 run whose link values it does not give; ours are in the scenario's header (a 10 Mbit/s WAN with 20 ms one way, WCDMA at 200 kbit/s and 40 ms, WLAN at 3.5 and 7 Mbit/s and 2 ms, 20-packet queues). The host learns at once that a handoff completed and the new link's rate (§IV-B's two assumptions); a TCP-HO receiver turns that into two duplicate ACKs with the bandwidth option. After each return NewReno waits out its backed-off timer (the \"silly waiting\" of Table I: 1.1 to 6.1 s here); every TCP-HO variant resends within one round trip. What follows differs by variant: on the upward handoff `tcp-ho` slow-starts to an ssthresh from the new bandwidth and the old SRTT, `tcp-ho-immediate` to the ssthresh its timeouts left, so it ramps up a little later. `tcp-ho-aggressive` sets cwnd to BW × SRTT_old at once; the old path's smoothed RTT includes the WCDMA queue (20 packets at 200 kbit/s drain in 0.83 s), so at the upward handoff it sets a window of hundreds of kilobytes, the burst overflows the 20-packet queue, and the losses end in backed-off timeouts: it delivers least, as §V-B reports of it in the WLAN scenario. `rcp` and `r2cp` hear the same link signals with no change at the sender: the RCP receiver freezes its timers while its link is down and, when it is back, asks again for what was outstanding (docs/protocols.md), so it resumes as soon as TCP-HO and delivers about as much; it keeps its old window rather than taking an ssthresh from the new bandwidth.";
+const TCPHO_FIG6_NOTES: &str = "The testbed of §V-A in the simulator: the paper's link values where it gives them (10 Mbit/s WAN, 20-packet queues, WAN delays, per-user shares, dwell and disconnection times, Table II), ours where it does not (exponential dwell times, 40 ms one way on WCDMA and 2 ms on WLAN, 1000-byte segments; the scenario headers list them). Window: 32 segments of 1000 bytes for every flow, FreeBSD 5.4's default socket send buffer (net.inet.tcp.sendspace = 32768), which the paper's iperf used as it names no other. With it the cross traffic is window-limited at the longer WAN delays, as the paper's is (its throughput halves as the delay doubles), and near the paper's numbers at 50 and 100 ms (2.4 and 1.2 Mbit/s against its 2.1–2.5 and 1.5–1.7); at 10 and 20 ms ours fills more of the WAN than the paper's did (9.4 against 3.7 Mbit/s), which the window alone does not explain. With ns-2's 256-segment window instead (`window = [256]` in the scenario) the cross traffic is not window-limited at 100 ms: alone it loses nothing in the 20-packet queue, and a mobile flow that restarts promptly after a handoff can cost it a loss and half its window for a long time. In the WCDMA scenario it then got 9.29 Mbit/s at 100 ms beside NewReno, which sits out its backed-off timers, and 6.8 to 7.9 beside every prompt scheme (TCP-HO's variants, RCP and R²CP alike); at 10 ms it stayed within 1 %. The handoff-to-delivery table shows where the gain comes from: NewReno waits out backed-off timers after each outage, the TCP-HO variants resend within a round trip. In the WLAN scenario ours does not show TCP-HO-Aggressive below NewReno as the paper does: its bursts do cost it timeouts, but NewReno's waits after 10 s outages (10–30 s on average, the RTO backed off to its 60 s cap) cost more. RCP and R²CP, told of the same link changes, resume as fast as TCP-HO without a sender change and do about as well; they keep their window across the handoff instead of taking an ssthresh from the new link's bandwidth. Each seed draws one handoff sequence that every protocol sees (listed under the tables).";
+const FREEZE_NOTES: &str = "The link comes back at its old rate each time (a horizontal handoff), so Freeze-TCP's frozen window is still right for it; TCP-HO (told the link's rate on return) and RCP and R²CP (told of the link's loss and return) run on the same mobility. Freeze-TCP's warning comes 200 ms ahead, more than a round trip, so what was in flight when the zero window left arrives before the link goes; it then waits with no timer and resumes when the three window-reopening ACKs arrive, one round trip after the link's return. None of its timeouts falls in an outage (with 2 s outages: one at 0.8 s, slow start overshooting the queue, and two half a second after a return): after a resumption the whole frozen window leaves at once from a 10 Mbit/s wired path into the 2 Mbit/s link's 20-packet queue, and a burst that overflows it can lose enough for a timeout — the large burst TCP-HO's §III holds against Freeze-TCP. NewReno instead times out during each outage and waits out its backed-off timer after the return.";
+const PROBING_NOTES: &str = "The survey gives neither the link, nor the error model's stays, nor its comparison rule: ours are in the scenario header (2 Mbit/s, 1 s good and 100 ms bad on average, the bad state dropping the x-axis share of packets, the sending host's queue unbounded as on two directly connected hosts) and docs/protocols.md (the best-RTT rule, and two deviations in the recovery that follows a cycle). With 100 ms of extra delay TCP-Probing finishes sooner than NewReno at every error rate, by 7 % at 1 % and by 38 % at 25 %, and its overhead stays below NewReno's: Immediate Recovery keeps the window that a 200 ms round trip needs, where NewReno halves it or restarts from one segment. Without the extra delay both finish within a few percent of the link's own time (5 MB at 2 Mbit/s with headers: 20.8 s): the sender queue keeps the link busy through any window cut, so NewReno loses nothing to its reductions, while TCP-Probing still pays two round trips of suspended data per loss. The survey's Figure 5 shows a gain at this delay too; ours does not reproduce it, for that reason. Its overhead is lower here as well (fewer retransmissions: it resends only the holes, where NewReno's timeouts go back N).";

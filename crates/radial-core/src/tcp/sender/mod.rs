@@ -7,6 +7,14 @@
 //! transmit on the first two, RFC 6582 window inflation and partial-ACK
 //! deflation for NewReno, ns-2's pipe estimate for SACK, go-back-N after a
 //! timeout, Karn's algorithm with one timed segment per round trip.
+//!
+//! The mobility schemes live beside it, each in its own module: TCP-HO's
+//! handoff notification ([`handoff`]), Freeze-TCP's persist mode
+//! ([`persist`]) and TCP-Probing's probe cycle ([`probing`]).
+
+mod handoff;
+mod persist;
+mod probing;
 
 use std::collections::VecDeque;
 
@@ -16,14 +24,25 @@ use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
 use crate::rtt::RttEstimator;
 use crate::stream::SendBuffer;
 use crate::time::Instant;
-use crate::wire::tcp::{Flags, SackList, TcpHeader, MAX_SACK_BLOCKS};
+use crate::wire::tcp::{Flags, SackList, TcpHeader, CAPABILITY_HANDOFF, MAX_SACK_BLOCKS};
+
+/// What a planned segment is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Payload (or a zero-length window probe).
+    Data,
+    /// The connection's SYN.
+    Syn,
+    /// A TCP-Probing probe with this number.
+    Probe(u32),
+}
 
 /// A segment decided on and waiting for `poll_transmit`.
 #[derive(Clone, Copy, Debug)]
 struct Planned {
     offset: u64,
     len: u64,
-    syn: bool,
+    kind: Kind,
 }
 
 /// Which loss-recovery episode is running.
@@ -81,6 +100,15 @@ pub struct TcpSender {
     events: VecDeque<AppEvent>,
     closed_reported: bool,
     stats: EndpointStats,
+    /// TCP-HO's state (negotiation, HO-ADJUST).
+    handoff: handoff::Handoff,
+    /// Freeze-TCP: the receiver's window is zero and the sender waits.
+    persist: Option<persist::Persist>,
+    /// The window the receiver advertised last (Freeze-TCP tells a window
+    /// update from a duplicate acknowledgment by it, RFC 5681 §2).
+    peer_window: Option<u32>,
+    /// TCP-Probing's state.
+    probing: probing::Probing,
 }
 
 impl TcpSender {
@@ -119,6 +147,10 @@ impl TcpSender {
             events: VecDeque::new(),
             closed_reported: false,
             stats: EndpointStats::default(),
+            handoff: handoff::Handoff::new(config.variant, config.handshake),
+            persist: None,
+            peer_window: None,
+            probing: probing::Probing::default(),
             config,
         }
     }
@@ -189,7 +221,7 @@ impl TcpSender {
         self.planned.push_back(Planned {
             offset,
             len,
-            syn: false,
+            kind: Kind::Data,
         });
     }
 
@@ -203,7 +235,7 @@ impl TcpSender {
         self.planned.push_back(Planned {
             offset: 0,
             len: 0,
-            syn: true,
+            kind: Kind::Syn,
         });
     }
 
@@ -214,6 +246,9 @@ impl TcpSender {
             if !self.syn_sent {
                 self.send_syn(now);
             }
+            return;
+        }
+        if self.suspended() {
             return;
         }
         let mss = self.mss();
@@ -275,6 +310,9 @@ impl TcpSender {
 
     /// ns-2 `send_one()`: limited transmit on the first duplicate ACKs.
     fn send_one(&mut self, now: Instant) {
+        if self.suspended() {
+            return;
+        }
         let mss = self.mss();
         let end = self.next_seq + mss;
         if end <= self.highest_ack + self.config.rwnd_bytes()
@@ -300,9 +338,11 @@ impl TcpSender {
                 self.timed = None;
                 self.rtt.on_sample(sent, now);
                 self.cc.on_rtt_sample(now, now - sent);
+                self.on_new_rtt_sample(now - sent);
             }
         }
         self.new_timer(now, ack);
+        self.handoff.notice_ack = None;
     }
 
     /// ns-2 `newtimer()`.
@@ -324,6 +364,10 @@ impl TcpSender {
     }
 
     fn loss_response(&mut self, now: Instant, cause: LossCause) {
+        if cause != LossCause::Wireless {
+            // Congestion ends TCP-HO's adjustment (§IV-B, Figure 4).
+            self.handoff.adjust = None;
+        }
         let window_in_use = self.window_bytes();
         self.cc.on_loss(now, cause, window_in_use);
     }
@@ -331,6 +375,7 @@ impl TcpSender {
     fn on_ack(&mut self, now: Instant, header: &TcpHeader) {
         if !self.established {
             if header.flags.contains(Flags::SYN) && header.flags.contains(Flags::ACK) {
+                self.handoff.on_synack(header.capability);
                 self.established = true;
                 self.events.push_back(AppEvent::Established);
                 if let Some((_, sent)) = self.timed.take() {
@@ -349,6 +394,10 @@ impl TcpSender {
             .config
             .offset_of(header.ack, self.last_ack)
             .min(self.max_seq);
+        if self.mobility_ack(now, header, ack) {
+            self.report_closed();
+            return;
+        }
         let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
         for (slot, b) in blocks.iter_mut().zip(header.sack.iter()) {
             *slot = (
@@ -359,15 +408,63 @@ impl TcpSender {
         let sack = &blocks[..header.sack.len()];
         match self.config.variant {
             TcpVariant::Sack | TcpVariant::Sat => self.on_ack_sack(now, ack, sack),
-            TcpVariant::NewReno | TcpVariant::Eln => {
-                self.on_ack_newreno(now, ack, header.flags.contains(Flags::ELN))
-            }
+            _ => self.on_ack_newreno(now, ack, header.flags.contains(Flags::ELN)),
         }
+        self.report_closed();
+    }
+
+    /// Reports the close once every byte written is acknowledged.
+    fn report_closed(&mut self) {
         if self.buffer.is_closed() && self.acked() >= self.data_end() && !self.closed_reported {
             self.closed_reported = true;
             self.rto_deadline = None;
+            self.persist = None;
+            self.probing.cycle = None;
             self.events.push_back(AppEvent::Closed);
         }
+    }
+
+    /// The mobility schemes' share of an acknowledgment, before loss
+    /// recovery sees it. Returns true when the acknowledgment was wholly
+    /// theirs (a handoff notice, a probe's answer, an acknowledgment while
+    /// the sender is frozen or probing).
+    fn mobility_ack(&mut self, now: Instant, header: &TcpHeader, ack: u64) -> bool {
+        if header.flags.contains(Flags::PROBE) {
+            self.on_probe_ack(now, header.seq.0, ack);
+            return true;
+        }
+        if let Some(kbps) = header.bandwidth_kbps {
+            if self.on_handoff_notice(now, kbps, ack) {
+                return true;
+            }
+        }
+        if self.config.variant == TcpVariant::Freeze && self.on_window(now, header.window, ack) {
+            return true;
+        }
+        if self.probing.cycle.is_some() {
+            self.absorb_ack(now, ack);
+            return true;
+        }
+        false
+    }
+
+    /// Takes the cumulative part of an acknowledgment while sending is
+    /// suspended (frozen or probing): the acknowledged bytes leave the
+    /// buffer, an RTT sample is taken, nothing is sent and duplicates are
+    /// only counted (as window inflation for after the suspension).
+    fn absorb_ack(&mut self, now: Instant, ack: u64) {
+        if ack > self.last_ack {
+            self.new_ack(now, ack);
+        } else if ack == self.last_ack && self.max_seq > ack {
+            self.dupwnd += 1;
+        }
+        self.rto_deadline = None;
+    }
+
+    /// True while data may not be sent: the receiver's window is zero
+    /// (Freeze-TCP) or a probe cycle runs (TCP-Probing).
+    fn suspended(&self) -> bool {
+        self.persist.is_some() || self.probing.cycle.is_some()
     }
 
     /// ns-2 `Sack1TcpAgent::recv`.
@@ -469,8 +566,12 @@ impl TcpSender {
                 self.cc.on_ack(now, acked);
                 self.first_partial = false;
             } else {
-                // RFC 6582 §3.2 step 5: partial acknowledgment.
-                if !self.first_partial {
+                // RFC 6582 §3.2 step 5: partial acknowledgment. ns-2 resets
+                // the timer on the first only ("Impatient"); TCP-Probing on
+                // each ("Slow-but-Steady", RFC 6582 §4), as its probe cycles
+                // already cost two round trips per loss and a timeout would
+                // end every recovery of several holes with another cycle.
+                if !self.first_partial || self.config.variant == TcpVariant::Probing {
                     self.first_partial = true;
                     self.new_timer(now, ack);
                 }
@@ -517,15 +618,25 @@ impl TcpSender {
         if !self.may_fast_retransmit() {
             return;
         }
-        self.recover = Some(self.max_seq);
-        self.restart_timer(now, false);
-        self.last_action = LastAction::DupAck;
-        self.stats.fast_recoveries += 1;
+        if self.config.variant == TcpVariant::Probing {
+            self.start_probe_cycle(now, probing::Trigger::DupAcks);
+            return;
+        }
         let cause = if eln && self.config.variant == TcpVariant::Eln {
             LossCause::Wireless
         } else {
             LossCause::Congestion
         };
+        self.fast_retransmit(now, cause);
+    }
+
+    /// Fast retransmit of the segment at the cumulative acknowledgment and
+    /// the start of NewReno recovery, the window reduced as `cause` says.
+    fn fast_retransmit(&mut self, now: Instant, cause: LossCause) {
+        self.recover = Some(self.max_seq);
+        self.restart_timer(now, false);
+        self.last_action = LastAction::DupAck;
+        self.stats.fast_recoveries += 1;
         self.loss_response(now, cause);
         let x = self.last_ack;
         self.output(now, x);
@@ -544,6 +655,27 @@ impl TcpSender {
             self.send_syn(now);
             return;
         }
+        if self.config.variant == TcpVariant::Probing {
+            self.start_probe_cycle(now, probing::Trigger::Timeout);
+            return;
+        }
+        self.timeout_response(now);
+    }
+
+    /// The standard response to a retransmission timeout: slow start from
+    /// one segment, the timer backed off, go-back-N.
+    fn timeout_response(&mut self, now: Instant) {
+        self.go_back_n();
+        self.last_action = LastAction::Timeout;
+        self.loss_response(now, LossCause::Timeout);
+        self.restart_timer(now, true);
+        self.send_much(now, self.config.max_burst);
+    }
+
+    /// Forgets what is in flight and resends from the cumulative
+    /// acknowledgment (go-back-N), ignoring duplicate ACKs until new data is
+    /// acknowledged (ns-2 `timeout_`).
+    fn go_back_n(&mut self) {
         self.dupacks = 0;
         self.dupwnd = 0;
         self.fast_recovery = false;
@@ -554,11 +686,7 @@ impl TcpSender {
         self.recover = Some(self.max_seq);
         self.scoreboard.clear();
         self.last_action = LastAction::Timeout;
-        self.loss_response(now, LossCause::Timeout);
-        self.restart_timer(now, true);
-        // Go-back-N from the cumulative acknowledgment.
         self.next_seq = self.highest_ack;
-        self.send_much(now, self.config.max_burst);
     }
 }
 
@@ -582,22 +710,25 @@ impl Endpoint for TcpSender {
             }
         }
         let p = self.planned.pop_front()?;
-        let mut flags = if p.syn { Flags::SYN } else { Flags::ACK };
         let end = p.offset + p.len;
-        if !p.syn && self.buffer.is_closed() && end == self.data_end() {
-            flags = flags | Flags::FIN;
-        }
+        let (flags, seq) = match p.kind {
+            Kind::Syn => (Flags::SYN, self.config.isn),
+            Kind::Probe(id) => (Flags::PROBE, crate::seq::SeqNum(id)),
+            Kind::Data if self.buffer.is_closed() && end == self.data_end() && p.len > 0 => {
+                (Flags::ACK | Flags::FIN, self.config.wire_seq(p.offset))
+            }
+            Kind::Data => (Flags::ACK, self.config.wire_seq(p.offset)),
+        };
         let header = TcpHeader {
             flags,
             conn_id: self.config.conn_id,
-            seq: if p.syn {
-                self.config.isn
-            } else {
-                self.config.wire_seq(p.offset)
-            },
+            seq,
             ack: self.config.isn,
             window: 0,
             sack: SackList::default(),
+            capability: (p.kind == Kind::Syn && self.config.variant.handoff_mode().is_some())
+                .then_some(CAPABILITY_HANDOFF),
+            bandwidth_kbps: None,
         };
         buf.clear();
         header.emit(buf);
@@ -611,13 +742,31 @@ impl Endpoint for TcpSender {
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        self.rto_deadline
+        [
+            self.rto_deadline,
+            self.persist.as_ref().map(|p| p.deadline),
+            self.probing.cycle.as_ref().map(|c| c.deadline),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     fn handle_timeout(&mut self, now: Instant) {
         if self.rto_deadline.is_some_and(|d| d <= now) {
             self.rto_deadline = None;
             self.on_timeout(now);
+        }
+        if self.persist.as_ref().is_some_and(|p| p.deadline <= now) {
+            self.on_persist_timeout(now);
+        }
+        if self
+            .probing
+            .cycle
+            .as_ref()
+            .is_some_and(|c| c.deadline <= now)
+        {
+            self.on_probe_timeout(now);
         }
     }
 

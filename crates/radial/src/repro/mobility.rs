@@ -1,0 +1,435 @@
+//! The sender-centric mobility schemes' figures and their checks: TCP-HO's
+//! four kinds of handoff and its three mobility scenarios (with Table III's
+//! cross traffic), Freeze-TCP across disconnections, and TCP-Probing's
+//! completion time and overhead.
+
+use super::*;
+
+/// Names that run several targets: a figure drawn from several scenarios,
+/// or a table taken from another figure's runs.
+pub(super) const GROUPS: &[(&str, &[&str])] = &[
+    ("tcpho-fig6", &["tcpho-fig6a", "tcpho-fig6b", "tcpho-fig6c"]),
+    (
+        "tcpho-table3",
+        &["tcpho-fig6a", "tcpho-fig6b", "tcpho-fig6c"],
+    ),
+];
+
+/// One variant's row of Table III: Mbit/s at WAN delays of 10, 20, 50 and
+/// 100 ms.
+type PaperRow = (&'static str, [f64; 4]);
+
+/// TCP-HO's Table III: the cross-traffic flow's throughput beside each
+/// variant, per mobility scenario (by our scenario names).
+const TABLE3: [(&str, [PaperRow; 4]); 3] = [
+    (
+        "tcpho-fig6a-wcdma",
+        [
+            ("tcp-newreno", [3.69, 3.323, 2.52, 1.653]),
+            ("tcp-ho-immediate", [3.65, 3.287, 2.527, 1.633]),
+            ("tcp-ho-aggressive", [3.66, 3.297, 2.537, 1.623]),
+            ("tcp-ho", [3.657, 3.293, 2.533, 1.633]),
+        ],
+    ),
+    (
+        "tcpho-fig6b-wlan",
+        [
+            ("tcp-newreno", [3.46, 3.08, 2.317, 1.603]),
+            ("tcp-ho-immediate", [3.33, 2.99, 2.26, 1.583]),
+            ("tcp-ho-aggressive", [3.38, 3.09, 2.273, 1.563]),
+            ("tcp-ho", [3.2, 2.9, 2.133, 1.527]),
+        ],
+    ),
+    (
+        "tcpho-fig6c-mixed",
+        [
+            ("tcp-newreno", [3.64, 3.27, 2.48, 1.63]),
+            ("tcp-ho-immediate", [3.54, 3.21, 2.48, 1.63]),
+            ("tcp-ho-aggressive", [3.56, 3.19, 2.38, 1.57]),
+            ("tcp-ho", [3.52, 3.173, 2.433, 1.57]),
+        ],
+    ),
+];
+
+/// `a` at least `b` at every x: one check, with the worst ratio.
+fn at_least(t: &Table, a: &str, b: &str, what: String, unit: &str) -> Check {
+    let mut worst: Option<(f64, f64, f64, f64)> = None;
+    for (xi, &x) in t.xs.iter().enumerate() {
+        if let (Some((va, _)), Some((vb, _))) = (t.stat(a, xi), t.stat(b, xi)) {
+            if worst.is_none_or(|w| va / vb < w.0) {
+                worst = Some((va / vb, x, va, vb));
+            }
+        }
+    }
+    match worst {
+        Some((ratio, x, va, vb)) => Check {
+            what,
+            holds: ratio >= 1.0,
+            detail: format!("closest at {x} {unit}: {va:.4} against {vb:.4}, {ratio:.3}×"),
+        },
+        None => Check {
+            what,
+            holds: false,
+            detail: "no runs to compare".into(),
+        },
+    }
+}
+
+/// `t` with every value inverted (a time becomes a rate), so that
+/// [`at_least`] checks "no later than".
+fn inverted(t: &Table) -> Table {
+    Table {
+        series: t.series.clone(),
+        xs: t.xs.clone(),
+        cells: t
+            .cells
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|v| v.iter().map(|x| 1.0 / x).collect())
+                    .collect()
+            })
+            .collect(),
+    }
+}
+
+/// Figure 6: TCP-HO's throughput at least NewReno's at every WAN delay.
+pub(super) fn fig6_checks(t: &Table) -> Vec<Check> {
+    vec![at_least(
+        t,
+        "tcp-ho",
+        "tcp-newreno",
+        "`tcp-ho` ≥ `tcp-newreno` at every WAN delay".into(),
+        "ms",
+    )]
+}
+
+fn cross_table(results: &[RunResult]) -> Table {
+    Table::from_results(results, "protocol", "wan_delay_ms", |r| {
+        named_flow(r, "cross").map(|f| f.goodput_mbps)
+    })
+}
+
+/// Table III: the cross traffic beside TCP-HO loses at most 5 % of what it
+/// gets beside NewReno.
+pub(super) fn table3_checks(results: &[RunResult]) -> Vec<Check> {
+    let t = cross_table(results);
+    let mut worst: Option<(f64, f64)> = None;
+    for (xi, &x) in t.xs.iter().enumerate() {
+        if let (Some((ho, _)), Some((nr, _))) = (t.stat("tcp-ho", xi), t.stat("tcp-newreno", xi)) {
+            if worst.is_none_or(|w| ho / nr < w.0) {
+                worst = Some((ho / nr, x));
+            }
+        }
+    }
+    let Some((ratio, x)) = worst else {
+        return Vec::new();
+    };
+    vec![Check {
+        what: "the cross traffic beside `tcp-ho` gets at least 95 % of what it gets beside `tcp-newreno`, at every WAN delay".into(),
+        holds: ratio >= 0.95,
+        detail: format!("lowest at {x} ms: {:.1} %", ratio * 100.0),
+    }]
+}
+
+/// Table III beside the paper's, the handoffs the seeds drew, and how long
+/// each protocol left the new link unused.
+pub(super) fn table3_extra(results: &[RunResult]) -> String {
+    let mut md = String::new();
+    let t = cross_table(results);
+    let name = results.first().map_or("", |r| r.summary.scenario.as_str());
+    let paper = TABLE3
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, rows)| rows);
+    let _ = writeln!(
+        md,
+        "Table III: throughput of the cross-traffic flow (Mbit/s), ours (mean over seeds) / the paper's:\n"
+    );
+    let _ = write!(md, "| protocol |");
+    for x in &t.xs {
+        let _ = write!(md, " {x} ms |");
+    }
+    let _ = writeln!(md, "\n|---|{}", "---|".repeat(t.xs.len()));
+    for s in &t.series {
+        let _ = write!(md, "| {s} |");
+        let row = paper.and_then(|rows| rows.iter().find(|(p, _)| p == s));
+        for xi in 0..t.xs.len() {
+            let ours = t.stat(s, xi).map_or("—".into(), |(m, _)| format!("{m:.3}"));
+            let theirs = row.map_or("—".into(), |(_, v)| format!("{:.3}", v[xi.min(3)]));
+            let _ = write!(md, " {ours} / {theirs} |");
+        }
+        let _ = writeln!(md);
+    }
+    md.push_str(&handoff_mix(results));
+    md.push_str(&resume_table(results, "wan_delay_ms", "ms"));
+    md
+}
+
+/// How many handoffs of each kind the seeds drew.
+fn handoff_mix(results: &[RunResult]) -> String {
+    let mut seeds: Vec<(u64, Vec<String>)> = Vec::new();
+    for r in results {
+        if seeds.iter().any(|(s, _)| *s == r.seed) {
+            continue;
+        }
+        let kinds = ["L-HH", "H-HH", "U-VH", "D-VH"]
+            .iter()
+            .map(|k| {
+                let n = r.summary.handoffs.iter().filter(|h| h.kind == *k).count();
+                format!("{n} {k}")
+            })
+            .collect();
+        seeds.push((r.seed, kinds));
+    }
+    let mut md =
+        String::from("\nHandoffs drawn (every protocol sees the same ones for a seed):\n\n");
+    for (seed, kinds) in seeds {
+        let _ = writeln!(md, "- seed {seed}: {}", kinds.join(", "));
+    }
+    md
+}
+
+/// Mean time from a link's return to the next in-order delivery, per
+/// protocol and x value, with the timeouts per run.
+fn resume_table(results: &[RunResult], x_param: &str, unit: &str) -> String {
+    let resume = Table::from_results(results, "protocol", x_param, |r| {
+        let v = &named_flow(r, "download")?.handoff_resume_s;
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    });
+    let timeouts = Table::from_results(results, "protocol", x_param, |r| {
+        named_flow(r, "download").map(|f| f.timeouts as f64)
+    });
+    let mut md = String::from(
+        "\nTime from the link's return to the next in-order delivery (s, mean over handoffs and seeds), and retransmission timeouts per run:\n\n| protocol |",
+    );
+    for x in &resume.xs {
+        let _ = write!(md, " {x} {unit} |");
+    }
+    let _ = writeln!(md, "\n|---|{}", "---|".repeat(resume.xs.len()));
+    for s in &resume.series {
+        let _ = write!(md, "| {s} |");
+        for xi in 0..resume.xs.len() {
+            let r = resume
+                .stat(s, xi)
+                .map_or("—".into(), |(m, _)| format!("{m:.2}"));
+            let t = timeouts
+                .stat(s, xi)
+                .map_or("—".into(), |(m, _)| format!("{m:.0}"));
+            let _ = write!(md, " {r} s, {t} timeouts |");
+        }
+        let _ = writeln!(md);
+    }
+    md.push('\n');
+    md
+}
+
+/// Figure 3: TCP-HO delivers more than NewReno and resumes sooner after
+/// every handoff.
+pub(super) fn fig3_checks(results: &[RunResult]) -> Vec<Check> {
+    let flow = |p: &str| {
+        results
+            .iter()
+            .find(|r| r.point.text("protocol").as_deref() == Some(p))
+            .and_then(|r| named_flow(r, "download"))
+    };
+    let (Some(ho), Some(nr)) = (flow("tcp-ho"), flow("tcp-newreno")) else {
+        return Vec::new();
+    };
+    let sooner = ho
+        .handoff_resume_s
+        .iter()
+        .zip(&nr.handoff_resume_s)
+        .all(|(a, b)| a <= b);
+    vec![
+        Check {
+            what: "`tcp-ho` delivers more than `tcp-newreno` through the four handoffs".into(),
+            holds: ho.bytes_delivered > nr.bytes_delivered,
+            detail: format!(
+                "{:.2} MB against {:.2} MB",
+                ho.bytes_delivered as f64 / 1e6,
+                nr.bytes_delivered as f64 / 1e6
+            ),
+        },
+        Check {
+            what: "`tcp-ho` resumes no later than `tcp-newreno` after every handoff (no silly waiting)".into(),
+            holds: sooner && ho.handoff_resume_s.len() == nr.handoff_resume_s.len(),
+            detail: format!(
+                "{} s against {} s",
+                seconds(&ho.handoff_resume_s),
+                seconds(&nr.handoff_resume_s)
+            ),
+        },
+    ]
+}
+
+fn seconds(v: &[f64]) -> String {
+    v.iter()
+        .map(|x| format!("{x:.2}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Figure 3's table: each handoff, and how long each protocol took to
+/// deliver again after it.
+pub(super) fn fig3_extra(results: &[RunResult]) -> String {
+    let Some(first) = results.first() else {
+        return String::new();
+    };
+    let mut md = String::from(
+        "Time from the link's return to the next in-order delivery (s):\n\n| protocol |",
+    );
+    for h in &first.summary.handoffs {
+        let _ = write!(
+            md,
+            " {} at {:.0} s ({:.0} s out, to {:.2} Mbit/s) |",
+            h.kind, h.at_s, h.outage_s, h.rate_mbps
+        );
+    }
+    let _ = writeln!(
+        md,
+        " timeouts |\n|---|{}---|",
+        "---|".repeat(first.summary.handoffs.len())
+    );
+    for r in results {
+        let Some(f) = named_flow(r, "download") else {
+            continue;
+        };
+        let _ = write!(md, "| {} |", r.point.text("protocol").unwrap_or_default());
+        for i in 0..first.summary.handoffs.len() {
+            let v = f
+                .handoff_resume_s
+                .get(i)
+                .map_or("—".into(), |x| format!("{x:.2}"));
+            let _ = write!(md, " {v} |");
+        }
+        let _ = writeln!(md, " {} |", f.timeouts);
+    }
+    md.push('\n');
+    md
+}
+
+/// Freeze-TCP at least NewReno at every outage.
+pub(super) fn freeze_checks(t: &Table) -> Vec<Check> {
+    vec![at_least(
+        t,
+        "freeze-tcp",
+        "tcp-newreno",
+        "`freeze-tcp` ≥ `tcp-newreno` at every disconnection length".into(),
+        "s",
+    )]
+}
+
+/// Freeze-TCP resumes sooner than NewReno after the disconnections (it
+/// has no backed-off timer to wait out).
+pub(super) fn freeze_run_checks(results: &[RunResult]) -> Vec<Check> {
+    let resume = Table::from_results(results, "protocol", "outage_s", |r| {
+        let v = &named_flow(r, "download")?.handoff_resume_s;
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    });
+    let mut c = at_least(
+        &inverted(&resume),
+        "freeze-tcp",
+        "tcp-newreno",
+        "`freeze-tcp` delivers again sooner than `tcp-newreno` after the link returns, at every disconnection length (no timer to wait out)".into(),
+        "s",
+    );
+    c.detail = format!("in 1/s of the mean time to resume: {}", c.detail);
+    vec![c]
+}
+
+/// The resume table for the Freeze-TCP figure.
+pub(super) fn freeze_extra(results: &[RunResult]) -> String {
+    resume_table(results, "outage_s", "s outages")
+}
+
+const SURVEY_SERIES: [(&str, &str); 2] = [
+    ("tcp-probing, delay_ms 1", "tcp-newreno, delay_ms 1"),
+    ("tcp-probing, delay_ms 101", "tcp-newreno, delay_ms 101"),
+];
+
+/// The survey's Figures 5 and 6: TCP-Probing finishes no later than
+/// NewReno, with and without the extra delay (so `at_least` on the inverse).
+pub(super) fn probing_checks(t: &Table) -> Vec<Check> {
+    let inverse = inverted(t);
+    SURVEY_SERIES
+        .iter()
+        .map(|(probing, reno)| {
+            let mut c = at_least(
+                &inverse,
+                probing,
+                reno,
+                format!("`{probing}` finishes no later than `{reno}` at every error rate"),
+                "error",
+            );
+            c.detail = format!("in 1/s: {}", c.detail);
+            c
+        })
+        .collect()
+}
+
+fn overhead_table(results: &[RunResult]) -> Table {
+    Table::from_results_by(results, &["protocol", "delay_ms"], "error", |r| {
+        named_flow(r, "download").map(|f| f.overhead_bytes as f64 / 1e3)
+    })
+}
+
+/// The survey's Figures 8 and 9: TCP-Probing's overhead never exceeds
+/// NewReno's.
+pub(super) fn probing_run_checks(results: &[RunResult]) -> Vec<Check> {
+    let t = overhead_table(results);
+    let inverse_ok = |p: &str, r: &str| {
+        (0..t.xs.len()).all(|xi| match (t.stat(p, xi), t.stat(r, xi)) {
+            (Some((a, _)), Some((b, _))) => a <= b,
+            _ => false,
+        })
+    };
+    SURVEY_SERIES
+        .iter()
+        .map(|(p, r)| Check {
+            what: format!("the overhead of `{p}` never exceeds that of `{r}`"),
+            holds: inverse_ok(p, r),
+            detail: format!(
+                "KB at each error rate: {} against {}",
+                means(&t, p),
+                means(&t, r)
+            ),
+        })
+        .collect()
+}
+
+fn means(t: &Table, s: &str) -> String {
+    (0..t.xs.len())
+        .map(|xi| t.stat(s, xi).map_or("—".into(), |(m, _)| format!("{m:.0}")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Overhead and the goodput/overhead ratio (the survey's §6.1.1).
+pub(super) fn probing_extra(results: &[RunResult]) -> String {
+    let overhead = overhead_table(results);
+    let ratio = Table::from_results_by(results, &["protocol", "delay_ms"], "error", |r| {
+        let f = named_flow(r, "download")?;
+        (f.overhead_bytes > 0).then(|| f.bytes_delivered as f64 / f.overhead_bytes as f64)
+    });
+    let mut md = String::from("Overhead (KB on the wire beyond the 5 MB delivered) and the goodput/overhead ratio (bytes delivered per byte of overhead), means over seeds:\n\n| error rate |");
+    for s in &overhead.series {
+        let _ = write!(md, " {s} |");
+    }
+    let _ = writeln!(md, "\n|---|{}", "---|".repeat(overhead.series.len()));
+    for (xi, x) in overhead.xs.iter().enumerate() {
+        let _ = write!(md, "| {:.0} % |", x * 100.0);
+        for s in &overhead.series {
+            let o = overhead
+                .stat(s, xi)
+                .map_or("—".into(), |(m, _)| format!("{m:.0} KB"));
+            let q = ratio
+                .stat(s, xi)
+                .map_or("—".into(), |(m, _)| format!("{m:.1}"));
+            let _ = write!(md, " {o}, {q} |");
+        }
+        let _ = writeln!(md);
+    }
+    md.push('\n');
+    md
+}
