@@ -10,6 +10,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use radial_core::ptcp::{PtcpConfig, PtcpReceiver, PtcpSender};
 use radial_core::r2cp::{R2cpConfig, R2cpReceiver, Scheduling};
 use radial_core::rcp::{Opener, RcpConfig, RcpReceiver, RcpSender, RcpVariant};
 use radial_core::tcp::{TcpConfig, TcpReceiver, TcpSender, TcpVariant};
@@ -21,7 +22,7 @@ const MAX_OUTPUT: usize = 10_000;
 fn endpoint(kind: u8) -> Box<dyn Endpoint> {
     let path = PathId(0);
     let rcp = RcpConfig::ns2(RcpVariant::Rcp);
-    match kind % 6 {
+    match kind % 8 {
         0 => Box::new(RcpSender::new(rcp, path)),
         1 => Box::new(RcpReceiver::new(rcp, path)),
         2 => Box::new(RcpSender::new(
@@ -49,9 +50,23 @@ fn endpoint(kind: u8) -> Box<dyn Endpoint> {
             }
             Box::new(r)
         }
+        6 => Box::new(PtcpSender::new(PtcpConfig::ns2())),
+        7 => {
+            let mut r = PtcpReceiver::new(PtcpConfig::ns2());
+            for p in 0..2 {
+                r.handle_event(
+                    Instant::ZERO,
+                    HostEvent::PathUp {
+                        path: PathId(p),
+                        controller: None,
+                    },
+                );
+            }
+            Box::new(r)
+        }
         // Every TCP variant, the mobility schemes' state machines included.
         k => {
-            let variant = TcpVariant::ALL[usize::from(kind / 6) % TcpVariant::ALL.len()];
+            let variant = TcpVariant::ALL[usize::from(kind / 8) % TcpVariant::ALL.len()];
             let config = TcpConfig::ns2(variant);
             if k == 4 {
                 Box::new(TcpSender::new(config, path))

@@ -9,12 +9,16 @@
 //! - [`cc`]: the congestion-control interface and controllers;
 //! - [`rtt`]: RTT estimation and retransmission timeouts;
 //! - [`stream`]: send and reassembly buffers;
-//! - [`tcp`]: the TCP baselines (NewReno, SACK, ELN) as endpoints;
+//! - [`tcp`]: the TCP baselines (NewReno, SACK, ELN, the mobility schemes) as endpoints;
 //! - [`rcp`]: RCP, the receiver-centric transport;
-//! - [`r2cp`]: R²CP, one RCP pipe per path coordinated at the receiver.
+//! - [`r2cp`]: R²CP, one RCP pipe per path coordinated at the receiver;
+//! - [`ptcp`]: pTCP, one TCP-v pipe per path coordinated at the sender;
+//! - [`policy`]: the target-rate token policy both multi-path engines use.
 
 pub mod cc;
 pub mod endpoint;
+pub mod policy;
+pub mod ptcp;
 pub mod r2cp;
 pub mod rcp;
 pub mod rtt;

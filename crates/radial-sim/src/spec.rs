@@ -4,6 +4,7 @@
 
 use crate::channel::GilbertElliottParams;
 use radial_core::cc::Algorithm;
+use radial_core::ptcp::PtcpConfig;
 use radial_core::r2cp::{R2cpConfig, Scheduling};
 use radial_core::rcp::RcpConfig;
 use radial_core::tcp::TcpConfig;
@@ -102,7 +103,7 @@ pub struct FlowSpec {
     pub start: Duration,
     /// What the source sends.
     pub traffic: Traffic,
-    /// The pipes of an R²CP flow (empty for other protocols).
+    /// The pipes of an R²CP or pTCP flow (empty for other protocols).
     pub pipes: Vec<PipeSpec>,
     /// Hard handoffs of a single-path flow: at each time the receiving end
     /// moves to the node of another of the host's interfaces (ascending in
@@ -142,6 +143,8 @@ pub enum FlowProtocol {
     Rcp(RcpConfig),
     /// R²CP: RCP pipes coordinated at the receiver.
     R2cp(R2cpConfig),
+    /// pTCP: TCP-v pipes coordinated at the sender.
+    Ptcp(PtcpConfig),
     /// Application striping: one independent RCP connection per pipe, the
     /// stream striped over them chunk by chunk and resequenced by the
     /// receiving application in a buffer of the receive window's size (the
@@ -161,6 +164,7 @@ impl FlowProtocol {
                 Scheduling::Ranked => "r2cp",
                 Scheduling::Fcfs => "r2cp-s",
             },
+            FlowProtocol::Ptcp(_) => "ptcp",
             FlowProtocol::Apps(_) => "apps",
             FlowProtocol::Udp => "udp",
         }

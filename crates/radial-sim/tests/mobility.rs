@@ -53,6 +53,8 @@ struct Path {
 
 #[derive(Clone, Debug)]
 struct Case {
+    /// `r2cp`, or `ptcp` (whose pipes all come from one server).
+    protocol: &'static str,
     paths: Vec<Path>,
     size: u64,
     /// Receive buffer, as a fraction of 4× the largest BDP (at least 4
@@ -159,7 +161,8 @@ impl Case {
             pipes.push(pipe);
         }
         s.push_str(&format!(
-            "\n[[flow]]\nname = \"f\"\nprotocol = \"r2cp\"\nfrom = \"S1\"\nto = \"MH0\"\nsize = \"{}B\"\npipes = [ {} ]\npolicy = {{ redundant_striping = {} }}\n",
+            "\n[[flow]]\nname = \"f\"\nprotocol = \"{}\"\nfrom = \"S1\"\nto = \"MH0\"\nsize = \"{}B\"\npipes = [ {} ]\npolicy = {{ redundant_striping = {} }}\n",
+            self.protocol,
             self.size,
             pipes.join(", "),
             self.redundant
@@ -220,6 +223,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
             let mut paths = vec![anchor];
             paths.extend(others);
             Case {
+                protocol: "r2cp",
                 paths,
                 size,
                 buffer: buffer * buffer,
@@ -229,6 +233,16 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         })
 }
 
+/// The same cases for pTCP, whose engine stripes one server's stream: a
+/// path served by the replica is served by the server instead.
+fn ptcp_case(mut c: Case) -> Case {
+    c.protocol = "ptcp";
+    for p in &mut c.paths {
+        p.replica_from = None;
+    }
+    c
+}
+
 fn run(c: &Case) -> FlowReport {
     random_runs::first_flow("mobility.toml", &c.scenario(), c.seed)
 }
@@ -236,7 +250,14 @@ fn run(c: &Case) -> FlowReport {
 /// Every byte once, in order, and the transfer finishes.
 fn check_integrity(c: &Case, f: &FlowReport) -> Result<(), TestCaseError> {
     prop_assert_eq!(f.corrupt_bytes, 0, "{:?}", c);
-    prop_assert_eq!(f.bytes_delivered, c.size, "{:?}\n{:?}", f, c);
+    prop_assert_eq!(
+        f.bytes_delivered,
+        c.size,
+        "{:?}\n{:?}\n{}",
+        f,
+        c,
+        c.scenario()
+    );
     prop_assert!(f.completion_time_s.is_some(), "{:?}\n{:?}", f, c);
     Ok(())
 }
@@ -265,6 +286,12 @@ proptest! {
 
     #[test]
     fn every_byte_arrives_once_in_order_and_the_transfer_finishes(c in case_strategy()) {
+        check_integrity(&c, &run(&c))?;
+    }
+
+    /// pTCP through the same mobility.
+    #[test]
+    fn ptcp_delivers_every_byte_once_in_order_and_finishes(c in case_strategy().prop_map(ptcp_case)) {
         check_integrity(&c, &run(&c))?;
     }
 
@@ -304,6 +331,7 @@ fn path(rate: u64, delay: u64, queue: u64, loss: f64, fate: Fate) -> Path {
 /// each failed the stall bound (or more) before the change it led to.
 fn counter_example(paths: Vec<Path>, size: u64, buffer: f64, seed: u64) {
     let c = Case {
+        protocol: "r2cp",
         paths,
         size,
         buffer,

@@ -15,11 +15,10 @@
 //! aggregation are the same mechanism, §4.4.2–4.4.3).
 
 mod pipe;
-mod policy;
 mod scheduler;
 
+pub use crate::policy::{TargetRate, Tokens};
 pub use pipe::{Pipe, PipeReport, PipeState};
-pub use policy::{TargetRate, Tokens};
 pub use scheduler::{Ahead, Binding, Limits, Pick, Scheduler, Scheduling};
 
 use std::collections::VecDeque;

@@ -34,7 +34,7 @@ mod sender;
 
 pub use receiver::TcpReceiver;
 pub use scoreboard::Scoreboard;
-pub use sender::TcpSender;
+pub use sender::{TcpSender, VirtualSegment};
 
 use crate::cc::{Algorithm, CcConfig};
 use crate::rtt::RttConfig;

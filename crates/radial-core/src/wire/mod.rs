@@ -3,6 +3,7 @@
 //! Every Radial datagram starts with one byte holding the format version (high
 //! nibble) and the packet type (low nibble). `docs/wire.md` gives the layouts.
 
+pub mod ptcp;
 pub mod rcp;
 pub mod tcp;
 
@@ -18,6 +19,9 @@ pub enum PacketType {
     Tcp = 0,
     /// An RCP packet ([`rcp::RcpHeader`]).
     Rcp = 1,
+    /// A pTCP packet ([`ptcp::PtcpHeader`]); types 2 to 6 are the UDP
+    /// runtime's (docs/wire.md).
+    Ptcp = 7,
 }
 
 impl PacketType {
@@ -25,6 +29,7 @@ impl PacketType {
         match n {
             0 => Some(PacketType::Tcp),
             1 => Some(PacketType::Rcp),
+            7 => Some(PacketType::Ptcp),
             _ => None,
         }
     }

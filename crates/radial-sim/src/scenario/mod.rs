@@ -11,11 +11,15 @@ mod params;
 mod repeat;
 mod schema;
 mod sweep;
+mod text;
 pub mod units;
+
+use text::{expand, line_of, readable_key, readable_message};
 
 use std::fmt;
 use std::path::Path;
 
+use radial_core::ptcp::PtcpConfig;
 use radial_core::r2cp::{R2cpConfig, Scheduling, TargetRate};
 use radial_core::rcp::{Opener, RcpConfig, RcpVariant};
 use radial_core::tcp::{TcpConfig, TcpVariant};
@@ -130,38 +134,6 @@ impl Scenario {
         }
         .resolve(file, seed)
     }
-}
-
-/// A key path without the segments the span wrapper adds
-/// (`link[1].loss.$__serde_spanned_private_value` → `link[1].loss`).
-fn readable_key(path: &str) -> String {
-    path.split('.')
-        .filter(|seg| !seg.starts_with("$__"))
-        .collect::<Vec<_>>()
-        .join(".")
-}
-
-/// Says what a value that may take several forms should look like, where
-/// the deserializer only says that none matched.
-fn readable_message(message: &str) -> String {
-    let forms = [
-        (
-            "LossValue",
-            "expected a loss probability (`loss = 0.01`) or a loss model table (`loss = { model = \"gilbert-elliott\", ... }`)",
-        ),
-        (
-            "StartValue",
-            "expected a time (`start = \"1s\"`) or a random start (`start = { uniform = [\"0s\", \"1s\"] }`)",
-        ),
-    ];
-    forms
-        .iter()
-        .find(|(name, _)| message.contains("untagged enum") && message.contains(name))
-        .map_or_else(|| message.to_string(), |(_, says)| (*says).to_string())
-}
-
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
 struct Resolver<'a> {
@@ -458,10 +430,21 @@ impl Resolver<'_> {
                             redundant_striping: true,
                             target: None,
                         })
+                    } else if proto == "ptcp" {
+                        let mut tcp = self.tcp_config(TcpVariant::Sack, &table, &key)?;
+                        if table.initial_rto.is_none() {
+                            // As for R²CP's pipes: a pipe opens as its
+                            // interface comes up (RFC 6298's initial RTO).
+                            tcp.rtt.initial_rto = PIPE_INITIAL_RTO;
+                        }
+                        FlowProtocol::Ptcp(PtcpConfig {
+                            tcp,
+                            ..PtcpConfig::ns2()
+                        })
                     } else if proto == "apps" {
                         FlowProtocol::Apps(self.rcp_config(RcpVariant::Rcp, &table, &key)?)
                     } else {
-                        return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: {}, rcp, rcp-eln, rcp-sat, r2cp, r2cp-s, apps, udp)", TcpVariant::ALL.map(TcpVariant::name).join(", ")));
+                        return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: {}, rcp, rcp-eln, rcp-sat, r2cp, r2cp-s, ptcp, apps, udp)", TcpVariant::ALL.map(TcpVariant::name).join(", ")));
                     };
                     (protocol, traffic)
                 };
@@ -470,7 +453,11 @@ impl Resolver<'_> {
                     .as_deref()
                     .map(sub)
                     .unwrap_or_else(|| format!("{idx}"));
-                let multi = matches!(protocol, FlowProtocol::R2cp(_) | FlowProtocol::Apps(_));
+                let mut protocol = protocol;
+                let multi = matches!(
+                    protocol,
+                    FlowProtocol::R2cp(_) | FlowProtocol::Apps(_) | FlowProtocol::Ptcp(_)
+                );
                 let pipes = match (multi, &f.pipes) {
                     (true, Some(list)) => {
                         let mut pipes = Vec::new();
@@ -536,8 +523,12 @@ impl Resolver<'_> {
                                     "two pipes of a flow share an interface and a server".into(),
                                 );
                             }
+                            if let FlowProtocol::Ptcp(config) = &mut protocol {
+                                self.ptcp_pipe(config, p, j, server, from, &key)?;
+                            }
                             let controller = match &p.controller {
                                 None => None,
+                                Some(_) if matches!(protocol, FlowProtocol::Ptcp(_)) => None,
                                 Some(c) => match RcpVariant::from_name(c.get_ref()) {
                                     Some(v) if !v.knows_wireless_losses()
                                         && matches!(protocol, FlowProtocol::R2cp(_)) =>
@@ -561,7 +552,10 @@ impl Resolver<'_> {
                                 Some(r)
                                     if r.get_ref() == "when-next-ready"
                                         && j + 1 < list.len()
-                                        && matches!(protocol, FlowProtocol::R2cp(_)) =>
+                                        && matches!(
+                                            protocol,
+                                            FlowProtocol::R2cp(_) | FlowProtocol::Ptcp(_)
+                                        ) =>
                                 {
                                     true
                                 }
@@ -569,7 +563,7 @@ impl Resolver<'_> {
                                     return self.err(
                                         Some(r.span()),
                                         format!("{key}.retire"),
-                                        "`retire` takes \"when-next-ready\", on an R²CP pipe followed by another".into(),
+                                        "`retire` takes \"when-next-ready\", on an R²CP or pTCP pipe followed by another".into(),
                                     )
                                 }
                             };
@@ -606,12 +600,12 @@ impl Resolver<'_> {
                         return self.err(
                             Some(f.protocol.span()),
                             format!("flow[{i}].pipes"),
-                            "`pipes` apply to `r2cp`, `r2cp-s` and `apps` flows only".into(),
+                            "`pipes` apply to `r2cp`, `r2cp-s`, `ptcp` and `apps` flows only"
+                                .into(),
                         )
                     }
                     (false, None) => Vec::new(),
                 };
-                let mut protocol = protocol;
                 if let Some(policy) = &f.policy {
                     self.policy(&mut protocol, policy, i, pipes.len())?;
                 }
@@ -762,15 +756,6 @@ impl Resolver<'_> {
                 .sample_interval
                 .map_or(Duration::from_millis(100), |t| t.0),
         })
-    }
-}
-
-fn expand(name: &str, count: Option<u32>) -> Vec<String> {
-    match count {
-        None => vec![name.to_string()],
-        Some(n) => (1..=n)
-            .map(|i| name.replace("{i}", &i.to_string()))
-            .collect(),
     }
 }
 

@@ -238,16 +238,20 @@ impl Resolver<'_> {
     ) -> Result<(), ScenarioError> {
         let span = policy.span();
         let key = format!("flow[{i}].policy");
-        let FlowProtocol::R2cp(config) = protocol else {
-            return self.err(
-                Some(span),
-                key,
-                "`policy` applies to `r2cp` and `r2cp-s` flows only".into(),
-            );
+        let (redundant_striping, target) = match protocol {
+            FlowProtocol::R2cp(c) => (&mut c.redundant_striping, &mut c.target),
+            FlowProtocol::Ptcp(c) => (&mut c.redundant_striping, &mut c.target),
+            _ => {
+                return self.err(
+                    Some(span),
+                    key,
+                    "`policy` applies to `r2cp`, `r2cp-s` and `ptcp` flows only".into(),
+                )
+            }
         };
         let policy = policy.get_ref();
-        config.redundant_striping = policy.redundant_striping.unwrap_or(true);
-        config.target = match (policy.target, &policy.prefer) {
+        *redundant_striping = policy.redundant_striping.unwrap_or(true);
+        *target = match (policy.target, &policy.prefer) {
             (None, None) if policy.period.is_none() => None,
             (Some(rate), Some(prefer)) => {
                 let j = *prefer.get_ref();
@@ -324,5 +328,57 @@ impl Resolver<'_> {
             conn_id: 0,
             isn: tcp.isn,
         })
+    }
+}
+
+impl Resolver<'_> {
+    /// A pTCP pipe: from the flow's own server (pTCP stripes one sender's
+    /// stream; R²CP's replicas have no counterpart), at most
+    /// [`MAX_PIPES`](radial_core::ptcp::MAX_PIPES), with a TCP controller
+    /// of its own if it names one (§5.4).
+    pub(super) fn ptcp_pipe(
+        &self,
+        config: &mut radial_core::ptcp::PtcpConfig,
+        p: &schema::PipeTable,
+        j: usize,
+        server: u32,
+        from: u32,
+        key: &str,
+    ) -> Result<(), ScenarioError> {
+        if server != from {
+            return self.err(
+                Some(p.via.span()),
+                format!("{key}.from"),
+                "pTCP pipes all come from the flow's `from`: the sender's engine stripes one stream".into(),
+            );
+        }
+        if j >= radial_core::ptcp::MAX_PIPES {
+            return self.err(
+                Some(p.via.span()),
+                format!("{key}.via"),
+                format!(
+                    "a pTCP flow has at most {} pipes",
+                    radial_core::ptcp::MAX_PIPES
+                ),
+            );
+        }
+        if let Some(c) = &p.controller {
+            match TcpVariant::from_name(c.get_ref()) {
+                Some(v @ (TcpVariant::NewReno | TcpVariant::Sack | TcpVariant::Eln)) => {
+                    config.pipe_variants[j] = Some(v);
+                }
+                _ => {
+                    return self.err(
+                        Some(c.span()),
+                        format!("{key}.controller"),
+                        format!(
+                            "unknown pTCP pipe controller `{}` (tcp-sack, tcp-newreno, tcp-eln)",
+                            c.get_ref()
+                        ),
+                    )
+                }
+            }
+        }
+        Ok(())
     }
 }

@@ -37,6 +37,10 @@ impl Simulator {
                 self.build_apps(i, f, *config, node_addr);
                 continue;
             }
+            if let FlowProtocol::Ptcp(config) = &f.protocol {
+                self.build_ptcp(i, f, *config, node_addr);
+                continue;
+            }
             let (src_addr, dst_addr) = (
                 node_addr[f.from as usize].expect("validated: node has a link"),
                 node_addr[f.to as usize].expect("validated: node has a link"),
@@ -71,7 +75,9 @@ impl Simulator {
                         )
                     }
                     FlowProtocol::Udp => (None, None, None, None),
-                    FlowProtocol::R2cp(_) | FlowProtocol::Apps(_) => unreachable!("built above"),
+                    FlowProtocol::R2cp(_) | FlowProtocol::Apps(_) | FlowProtocol::Ptcp(_) => {
+                        unreachable!("built above")
+                    }
                 };
             self.agents.push(Agent {
                 node: f.from,
@@ -127,20 +133,8 @@ impl Simulator {
                 handoffs.push(at);
             }
             self.flows.push(FlowState {
-                sender,
-                receiver,
                 source,
-                udp_bytes: 0,
-                udp_sent: 0,
-                completed_at: None,
-                more_agents: Vec::new(),
-                last_delivery: None,
-                max_gap: (Duration::ZERO, Instant::ZERO),
-                handoffs,
-                handoff_gap: None,
-                pre_handoff_gaps: Vec::new(),
-                link_returns: Vec::new(),
-                reseq: None,
+                ..FlowState::new(sender, receiver, handoffs)
             });
         }
         self.spec.flows = flows;
@@ -189,7 +183,6 @@ impl Simulator {
             wire_bytes: 0,
         });
         let mut senders = Vec::new();
-        let mut handoffs = Vec::new();
         for (p, pipe) in f.pipes.iter().enumerate() {
             let mut cfg = config.pipe;
             cfg.conn_id = R2cpConfig::pipe_conn_id(cfg.conn_id, PathId(p as u16));
@@ -209,6 +202,87 @@ impl Simulator {
                 stripe: None,
                 wire_bytes: 0,
             });
+        }
+        let handoffs = self.schedule_pipes(f, receiver);
+        self.flows.push(FlowState {
+            more_agents: senders[1..].to_vec(),
+            ..FlowState::new(senders[0], receiver, handoffs)
+        });
+    }
+
+    /// A pTCP flow: one multi-path sender at `from` (one path per pipe, the
+    /// engine and its TCP-v pipes) and one multi-path receiver at `to`; the
+    /// receiver opens and closes the pipes as their paths come and go.
+    pub(super) fn build_ptcp(
+        &mut self,
+        i: u32,
+        f: &FlowSpec,
+        config: PtcpConfig,
+        node_addr: &[Option<Addr>],
+    ) {
+        let seed = self.spec.seed;
+        let salt = Rng::stream(seed, &format!("flow:{i}:pattern")).next_u64();
+        let sender = self.agents.len() as u32;
+        let receiver = sender + 1;
+        let mut config = config;
+        config.tcp.conn_id = (i + 1) << 4;
+        config.tcp.rtt.tick_offset =
+            tick_offset(seed, &format!("flow:{i}:clock"), config.tcp.rtt.tick);
+        let addr = |n: u32| node_addr[n as usize].expect("validated: node has a link");
+        let binding = |node: u32, peer: u32, peer_agent: u32| PathBinding {
+            node,
+            addr: addr(node),
+            peer_addr: addr(peer),
+            peer_agent,
+        };
+        let tx_paths = f
+            .pipes
+            .iter()
+            .map(|p| binding(p.server, p.via, receiver))
+            .collect();
+        let rx_paths = f
+            .pipes
+            .iter()
+            .map(|p| binding(p.via, p.server, sender))
+            .collect();
+        self.agents.push(Agent {
+            node: f.from,
+            addr: addr(f.from),
+            peer_addr: addr(f.pipes[0].via),
+            peer_agent: receiver,
+            flow: i,
+            endpoint: Some(Box::new(PtcpSender::new(config))),
+            source: Some(app_source(f.traffic, salt)),
+            sink: None,
+            timer_at: None,
+            paths: tx_paths,
+            stripe: None,
+            wire_bytes: 0,
+        });
+        self.agents.push(Agent {
+            node: f.to,
+            addr: addr(f.pipes[0].via),
+            peer_addr: addr(f.from),
+            peer_agent: sender,
+            flow: i,
+            endpoint: Some(Box::new(PtcpReceiver::new(config))),
+            source: None,
+            sink: Some(Sink::new(salt)),
+            timer_at: None,
+            paths: rx_paths,
+            stripe: None,
+            wire_bytes: 0,
+        });
+        let handoffs = self.schedule_pipes(f, receiver);
+        self.flows.push(FlowState::new(sender, receiver, handoffs));
+    }
+
+    /// The pipes' openings, closings and drops as path events for the
+    /// receiving agent; returns the handoff times (changes after the
+    /// flow's start).
+    fn schedule_pipes(&mut self, f: &FlowSpec, receiver: u32) -> Vec<Instant> {
+        let mut handoffs = Vec::new();
+        for (p, pipe) in f.pipes.iter().enumerate() {
             let changes = [
                 (Some(pipe.open), PathChange::Up),
                 (pipe.close, PathChange::Close),
@@ -232,22 +306,7 @@ impl Simulator {
             }
         }
         handoffs.sort();
-        self.flows.push(FlowState {
-            sender: senders[0],
-            receiver,
-            source: None,
-            udp_bytes: 0,
-            udp_sent: 0,
-            completed_at: None,
-            more_agents: senders[1..].to_vec(),
-            last_delivery: None,
-            max_gap: (Duration::ZERO, Instant::ZERO),
-            handoffs,
-            handoff_gap: None,
-            pre_handoff_gaps: Vec::new(),
-            link_returns: Vec::new(),
-            reseq: None,
-        });
+        handoffs
     }
 
     /// An `apps` flow: one RCP connection per pipe, the stream striped over
@@ -314,20 +373,9 @@ impl Simulator {
             }
         }
         self.flows.push(FlowState {
-            sender: agents[0].0,
-            receiver: agents[0].1,
-            source: None,
-            udp_bytes: 0,
-            udp_sent: 0,
-            completed_at: None,
             more_agents: agents[1..].iter().flat_map(|&(s, r)| [s, r]).collect(),
-            last_delivery: None,
-            max_gap: (Duration::ZERO, Instant::ZERO),
-            handoffs: Vec::new(),
-            handoff_gap: None,
-            pre_handoff_gaps: Vec::new(),
-            link_returns: Vec::new(),
             reseq: Some(Resequencer::new(salt, k, chunk, config.rwnd_bytes())),
+            ..FlowState::new(agents[0].0, agents[0].1, Vec::new())
         });
     }
 }

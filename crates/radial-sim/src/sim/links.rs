@@ -1,4 +1,5 @@
-//! Scheduled link changes and the link signals hosts hear.
+//! Scheduled link changes, the link signals hosts hear, and the paths of
+//! multi-path agents coming and going.
 
 use super::*;
 
@@ -136,5 +137,45 @@ impl Simulator {
                 LinkAction::Warning => {}
             }
         }
+    }
+
+    /// A path of a multi-path agent comes up or goes away.
+    pub(super) fn path_event(&mut self, agent: u32, path: u16, change: PathChange) {
+        let now = self.net.now;
+        let a = agent as usize;
+        let flow = self.agents[a].flow as usize;
+        let controller = self.spec.flows[flow]
+            .pipes
+            .get(path as usize)
+            .and_then(|p| p.controller);
+        let via = self.spec.flows[flow].pipes[path as usize].via;
+        let no_link = self.link_signalled_down(via);
+        if let Some(ep) = self.agents[a].endpoint.as_mut() {
+            let path = PathId(path);
+            let ev = match change {
+                PathChange::Up => HostEvent::PathUp { path, controller },
+                PathChange::Close => HostEvent::PathClose { path },
+                PathChange::Drop => HostEvent::PathDown { path },
+            };
+            ep.handle_event(now, ev);
+            // A pipe opening on an interface the host knows has no link.
+            if change == PathChange::Up && no_link {
+                ep.handle_event(now, HostEvent::LinkDown { path });
+            }
+            // A new pipe whose predecessor hands over to it once it is ready.
+            if change == PathChange::Up && path.0 > 0 {
+                let before = &self.spec.flows[flow].pipes[path.0 as usize - 1];
+                if before.handoff_to_next {
+                    ep.handle_event(
+                        now,
+                        HostEvent::PathHandoff {
+                            from: PathId(path.0 - 1),
+                            to: path,
+                        },
+                    );
+                }
+            }
+        }
+        self.service(a);
     }
 }

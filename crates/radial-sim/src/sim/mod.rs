@@ -1,6 +1,7 @@
 //! The simulator: builds the network of a [`RunSpec`], drives every endpoint
 //! through the sans-IO driver contract, and reports.
 
+use radial_core::ptcp::{PtcpConfig, PtcpReceiver, PtcpSender};
 use radial_core::r2cp::{R2cpConfig, R2cpReceiver};
 use radial_core::rcp::{RcpConfig, RcpReceiver, RcpSender};
 use radial_core::tcp::{TcpReceiver, TcpSender};
@@ -149,6 +150,28 @@ struct FlowState {
     link_returns: Vec<(Instant, Option<Instant>)>,
 }
 
+impl FlowState {
+    /// A flow of these agents, nothing delivered yet.
+    fn new(sender: u32, receiver: u32, handoffs: Vec<Instant>) -> Self {
+        FlowState {
+            sender,
+            receiver,
+            source: None,
+            udp_bytes: 0,
+            udp_sent: 0,
+            completed_at: None,
+            more_agents: Vec::new(),
+            last_delivery: None,
+            max_gap: (Duration::ZERO, Instant::ZERO),
+            handoffs,
+            handoff_gap: None,
+            pre_handoff_gaps: Vec::new(),
+            link_returns: Vec::new(),
+            reseq: None,
+        }
+    }
+}
+
 /// How long after a handoff its disruption is looked for, and how long
 /// before it the normal delivery gaps are sampled.
 const HANDOFF_WATCH: Duration = Duration::from_secs(5);
@@ -280,46 +303,6 @@ impl Simulator {
             }
         }
         sim
-    }
-
-    /// A path of a multi-path agent comes up or goes away.
-    fn path_event(&mut self, agent: u32, path: u16, change: PathChange) {
-        let now = self.net.now;
-        let a = agent as usize;
-        let flow = self.agents[a].flow as usize;
-        let controller = self.spec.flows[flow]
-            .pipes
-            .get(path as usize)
-            .and_then(|p| p.controller);
-        let via = self.spec.flows[flow].pipes[path as usize].via;
-        let no_link = self.link_signalled_down(via);
-        if let Some(ep) = self.agents[a].endpoint.as_mut() {
-            let path = PathId(path);
-            let ev = match change {
-                PathChange::Up => HostEvent::PathUp { path, controller },
-                PathChange::Close => HostEvent::PathClose { path },
-                PathChange::Drop => HostEvent::PathDown { path },
-            };
-            ep.handle_event(now, ev);
-            // A pipe opening on an interface the host knows has no link.
-            if change == PathChange::Up && no_link {
-                ep.handle_event(now, HostEvent::LinkDown { path });
-            }
-            // A new pipe whose predecessor hands over to it once it is ready.
-            if change == PathChange::Up && path.0 > 0 {
-                let before = &self.spec.flows[flow].pipes[path.0 as usize - 1];
-                if before.handoff_to_next {
-                    ep.handle_event(
-                        now,
-                        HostEvent::PathHandoff {
-                            from: PathId(path.0 - 1),
-                            to: path,
-                        },
-                    );
-                }
-            }
-        }
-        self.service(a);
     }
 
     /// A hard handoff of a single-path flow: its receiving end now sends from
@@ -468,12 +451,18 @@ impl Simulator {
                 // the link layer tells the transport (the ELN oracle).
                 let agent = p.dst_agent as usize;
                 if self.net.iface_node[p.dst.0 as usize] == to {
+                    // The path it came on, for a multi-path agent.
+                    let path = self.agents[agent]
+                        .paths
+                        .iter()
+                        .position(|b| b.addr == p.dst && b.peer_addr == p.src)
+                        .unwrap_or(0);
                     if let Some(ep) = self.agents[agent].endpoint.as_mut() {
                         let now = self.net.now;
                         ep.handle_event(
                             now,
                             HostEvent::WirelessLoss {
-                                path: PathId(0),
+                                path: PathId(path as u16),
                                 datagram: p.data,
                             },
                         );

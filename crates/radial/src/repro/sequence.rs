@@ -60,39 +60,7 @@ pub(super) fn fig8_checks(name: &str, runs: &[(&str, &RunResult)]) -> Vec<Check>
                 }
             }
         }
-        "r2cp-policy" => {
-            let get = |v: &str| {
-                runs.iter()
-                    .find(|(x, _)| *x == v)
-                    .and_then(|(_, r)| download(r).map(|(fi, pts)| (*r, fi, pts)))
-            };
-            if let (Some((rb, fb, best)), Some((rt, ft, target))) =
-                (get("best-effort"), get("target"))
-            {
-                let (a, b) = (POLICY_FROM_S, rt.summary.duration_s);
-                let mean = rate_between(&target, a, b);
-                checks.push(Check {
-                    what: "with the policy the aggregate holds the 10 Mbit/s target (within 5 %)"
-                        .into(),
-                    holds: (mean - 10.0).abs() <= 0.5,
-                    detail: format!("{mean:.2} Mbit/s from {a:.0} s on"),
-                });
-                let near = |pts: &[(f64, u64)]| share_near(pts, a, b, 10.0, 0.05);
-                let (nt, nb) = (near(&target), near(&best));
-                checks.push(Check {
-                    what: "the aggregate stays at the target: more of its 1 s rates are within 5 % of 10 Mbit/s than best effort's".into(),
-                    holds: nt > nb,
-                    detail: format!("{:.0} % of the seconds against {:.0} %", nt * 100.0, nb * 100.0),
-                });
-                let wwan = |r: &RunResult, fi| rate_between(&pipe_points(r, fi, 1), a, b);
-                let (wt, wb) = (wwan(rt, ft), wwan(rb, fb));
-                checks.push(Check {
-                    what: "the WWAN only fills the gap: it carries less than best effort".into(),
-                    holds: wt < wb,
-                    detail: format!("{wt:.2} against {wb:.2} Mbit/s"),
-                });
-            }
-        }
+        "r2cp-policy" | "ptcp-fig11" => checks.extend(policy_checks(runs)),
         "r2cp-blackout" => {
             let gap = |v: &str| report(v).map(|f| f.max_delivery_gap_s);
             if let (Some(red), Some(plain)) = (gap("redundant"), gap("plain")) {
@@ -109,6 +77,42 @@ pub(super) fn fig8_checks(name: &str, runs: &[(&str, &RunResult)]) -> Vec<Check>
             }
         }
         _ => {}
+    }
+    checks
+}
+
+/// Figure 11's checks (R²CP's engine or pTCP's): the policy holds the
+/// target, and the WWAN only fills the gap.
+pub(super) fn policy_checks(runs: &[(&str, &RunResult)]) -> Vec<Check> {
+    let mut checks = Vec::new();
+
+    let get = |v: &str| {
+        runs.iter()
+            .find(|(x, _)| *x == v)
+            .and_then(|(_, r)| download(r).map(|(fi, pts)| (*r, fi, pts)))
+    };
+    if let (Some((rb, fb, best)), Some((rt, ft, target))) = (get("best-effort"), get("target")) {
+        let (a, b) = (POLICY_FROM_S, rt.summary.duration_s);
+        let mean = rate_between(&target, a, b);
+        checks.push(Check {
+            what: "with the policy the aggregate holds the 10 Mbit/s target (within 5 %)".into(),
+            holds: (mean - 10.0).abs() <= 0.5,
+            detail: format!("{mean:.2} Mbit/s from {a:.0} s on"),
+        });
+        let near = |pts: &[(f64, u64)]| share_near(pts, a, b, 10.0, 0.05);
+        let (nt, nb) = (near(&target), near(&best));
+        checks.push(Check {
+                    what: "the aggregate stays at the target: more of its 1 s rates are within 5 % of 10 Mbit/s than best effort's".into(),
+                    holds: nt > nb,
+                    detail: format!("{:.0} % of the seconds against {:.0} %", nt * 100.0, nb * 100.0),
+                });
+        let wwan = |r: &RunResult, fi| rate_between(&pipe_points(r, fi, 1), a, b);
+        let (wt, wb) = (wwan(rt, ft), wwan(rb, fb));
+        checks.push(Check {
+            what: "the WWAN only fills the gap: it carries less than best effort".into(),
+            holds: wt < wb,
+            detail: format!("{wt:.2} against {wb:.2} Mbit/s"),
+        });
     }
     checks
 }

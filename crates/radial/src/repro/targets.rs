@@ -310,6 +310,81 @@ pub const TARGETS: &[Target] = &[
         notes: PROBING_NOTES,
         ..BASE
     },
+    Target {
+        name: "ptcp-fig7",
+        group: "ptcp",
+        title: "pTCP Figures 7 and 8: the five-phase trajectory",
+        scenario: include_str!("../../../../scenarios/papers/ptcp-fig7.toml"),
+        path: "scenarios/papers/ptcp-fig7.toml",
+        claim: "§6.2: \"pTCP can indeed help the mobile host achieve improved throughput\": hard handoff from WLAN-0 to WLAN-1 (§6.2.1: \"pTCP cannot overcome the connection disruption during the hard handoff\"), soft handoff to the WWAN with both pipes delivering until WLAN-1's is closed (Figure 8), and from t = 60.19 to 100 s \"the mobile host enjoys the aggregate bandwidth provided by the WWAN and WLAN interfaces\", closely following x + y through WLAN-3's fluctuations.",
+        x_param: "protocol",
+        x_label: "time (s)",
+        kind: Kind::Sequence,
+        measured: Measured::Flow("download"),
+        run_checks: ptcp_fig7_checks,
+        notes: PTCP_FIG7_NOTES,
+        ..BASE
+    },
+    Target {
+        name: "ptcp-fig9a",
+        group: "ptcp",
+        title: "pTCP aggregation on R²CP Figure 9(a)'s grid",
+        scenario: include_str!("../../../../scenarios/papers/ptcp-fig9a.toml"),
+        path: "scenarios/papers/ptcp-fig9a.toml",
+        claim: "pTCP §3.4: delayed binding, dynamic reassignment and redundant striping \"avoid any performance degradation due to head-of-line blocking\" when pipes differ in bandwidth; R²CP §4.4.3 holds R²CP to Ideal on this grid.",
+        x_param: "bw2",
+        x_label: "bottleneck bandwidth of pipe 2 (Mbit/s); pipe 1 at 4 Mbit/s",
+        checks: ptcp_fig9a_checks,
+        measured: Measured::SumReliable,
+        extra: |r| fig9_extra(r, "bw2"),
+        notes: PTCP_FIG9A_NOTES,
+        ..BASE
+    },
+    Target {
+        name: "ptcp-fig11",
+        group: "ptcp",
+        title: "pTCP Figure 11: policy-based aggregation",
+        scenario: include_str!("../../../../scenarios/papers/ptcp-fig11.toml"),
+        path: "scenarios/papers/ptcp-fig11.toml",
+        claim: "§6.2.2: \"the aggregated bandwidth enjoyed by the mobile host stays at the desired data rate when the policy-based bandwidth aggregation is used. The data rate achieved through the WWAN interface 'fills' the deficient data rate that the WLAN interface fails to provide.\"",
+        x_param: "variant",
+        x_label: "time (s)",
+        kind: Kind::Sequence,
+        measured: Measured::Flow("download"),
+        extra: rates_extra,
+        notes: PTCP_FIG11_NOTES,
+        ..BASE
+    },
+    Target {
+        name: "ptcp-fig13",
+        group: "ptcp",
+        title: "pTCP Figure 13: soft against hard handoff",
+        scenario: include_str!("../../../../scenarios/papers/ptcp-fig13.toml"),
+        path: "scenarios/papers/ptcp-fig13.toml",
+        claim: "§6.3.1: \"Due to the soft handoff performed at pTCP, there is no disruption in the service enjoyed by the application\"; with a hard handoff \"the service disruption time is at least one round-trip time of the connection\".",
+        x_param: "variant",
+        x_label: "time (s)",
+        kind: Kind::Sequence,
+        measured: Measured::Flow("download"),
+        run_checks: ptcp_fig13_checks,
+        notes: PTCP_FIG13_NOTES,
+        ..BASE
+    },
+    Target {
+        name: "ptcp-fig14",
+        group: "ptcp",
+        title: "pTCP Figure 14: a congestion controller per pipe",
+        scenario: include_str!("../../../../scenarios/papers/ptcp-fig14.toml"),
+        path: "scenarios/papers/ptcp-fig14.toml",
+        claim: "§6.3.2: \"(i) using the 'wireless-aware' congestion control scheme improves the performance for TCP-v2, and (ii) irrespective of the specific congestion control schemes used, pTCP always achieves the aggregate performance of the two TCP-v pipes.\"",
+        x_param: "variant",
+        x_label: "time (s)",
+        kind: Kind::Sequence,
+        measured: Measured::Flow("download"),
+        run_checks: ptcp_fig14_checks,
+        notes: PTCP_FIG14_NOTES,
+        ..BASE
+    },
 ];
 
 pub(super) const FIG5B_NOTES: &str = "STP's algorithm is not given in the paper, so the long-delay controller is TCP Hybla (Caini & Firrincieli 2004) at the sender (`tcp-sat`, with ns-2 Sack1 recovery) and at the receiver (`rcp-sat`); docs/protocols.md. The paper's HTTP sources are modelled as Pareto on/off applications over TCP-SACK with the on/off parameters of Figure 4(c), as the paper gives none. \
@@ -322,3 +397,9 @@ const TCPHO_FIG3_NOTES: &str = "The paper's Figure 3 is an ns-2 run whose link v
 const TCPHO_FIG6_NOTES: &str = "The testbed of §V-A in the simulator: the paper's link values where it gives them (10 Mbit/s WAN, 20-packet queues, WAN delays, per-user shares, dwell and disconnection times, Table II), ours where it does not (exponential dwell times, 40 ms one way on WCDMA and 2 ms on WLAN, 1000-byte segments; the scenario headers list them). Window: 32 segments of 1000 bytes for every flow, FreeBSD 5.4's default socket send buffer (net.inet.tcp.sendspace = 32768), which the paper's iperf used as it names no other. With it the cross traffic is window-limited at the longer WAN delays, as the paper's is (its throughput halves as the delay doubles), and near the paper's numbers at 50 and 100 ms (2.4 and 1.2 Mbit/s against its 2.1–2.5 and 1.5–1.7); at 10 and 20 ms ours fills more of the WAN than the paper's did (9.4 against 3.7 Mbit/s), which the window alone does not explain. With ns-2's 256-segment window instead (`window = [256]` in the scenario) the cross traffic is not window-limited at 100 ms: alone it loses nothing in the 20-packet queue, and a mobile flow that restarts promptly after a handoff can cost it a loss and half its window for a long time. In the WCDMA scenario it then got 9.29 Mbit/s at 100 ms beside NewReno, which sits out its backed-off timers, and 6.8 to 7.9 beside every prompt scheme (TCP-HO's variants, RCP and R²CP alike); at 10 ms it stayed within 1 %. The handoff-to-delivery table shows where the gain comes from: NewReno waits out backed-off timers after each outage, the TCP-HO variants resend within a round trip. In the WLAN scenario ours does not show TCP-HO-Aggressive below NewReno as the paper does: its bursts do cost it timeouts, but NewReno's waits after 10 s outages (10–30 s on average, the RTO backed off to its 60 s cap) cost more. RCP and R²CP, told of the same link changes, resume as fast as TCP-HO without a sender change and do about as well; they keep their window across the handoff instead of taking an ssthresh from the new link's bandwidth. Each seed draws one handoff sequence that every protocol sees (listed under the tables).";
 const FREEZE_NOTES: &str = "The link comes back at its old rate each time (a horizontal handoff), so Freeze-TCP's frozen window is still right for it; TCP-HO (told the link's rate on return) and RCP and R²CP (told of the link's loss and return) run on the same mobility. Freeze-TCP's warning comes 200 ms ahead, more than a round trip, so what was in flight when the zero window left arrives before the link goes; it then waits with no timer and resumes when the three window-reopening ACKs arrive, one round trip after the link's return. None of its timeouts falls in an outage (with 2 s outages: one at 0.8 s, slow start overshooting the queue, and two half a second after a return): after a resumption the whole frozen window leaves at once from a 10 Mbit/s wired path into the 2 Mbit/s link's 20-packet queue, and a burst that overflows it can lose enough for a timeout — the large burst TCP-HO's §III holds against Freeze-TCP. NewReno instead times out during each outage and waits out its backed-off timer after the return.";
 const PROBING_NOTES: &str = "The survey gives neither the link, nor the error model's stays, nor its comparison rule: ours are in the scenario header (2 Mbit/s, 1 s good and 100 ms bad on average, the bad state dropping the x-axis share of packets, the sending host's queue unbounded as on two directly connected hosts) and docs/protocols.md (the best-RTT rule, and two deviations in the recovery that follows a cycle). With 100 ms of extra delay TCP-Probing finishes sooner than NewReno at every error rate, by 7 % at 1 % and by 38 % at 25 %, and its overhead stays below NewReno's: Immediate Recovery keeps the window that a 200 ms round trip needs, where NewReno halves it or restarts from one segment. Without the extra delay both finish within a few percent of the link's own time (5 MB at 2 Mbit/s with headers: 20.8 s): the sender queue keeps the link busy through any window cut, so NewReno loses nothing to its reductions, while TCP-Probing still pays two round trips of suspended data per loss. The survey's Figure 5 shows a gain at this delay too; ours does not reproduce it, for that reason. Its overhead is lower here as well (fewer retransmissions: it resends only the holes, where NewReno's timeouts go back N).";
+
+const PTCP_FIG7_NOTES: &str = "The scenario is the demo's (`demo.toml`'s header gives the values the paper does not); `ptcp` runs TCP-SACK TCP-v pipes on the same interfaces and times as `r2cp`'s pipes. pTCP retires the WLAN-1 pipe as soon as the WWAN pipe is established (43.2 s; the paper closes it at 44 s, 0.7 s after), R²CP once the WWAN pipe has left slow start. Both multi-state transports deliver about the same over the trajectory (6.11 and 6.16 Mbit/s) and both aggregate in phase IV; the single-state transports hand off hard at each new address. The handoff-disruption column is the longest stall in the 5 s after any pipe change: for all four it is the hard handoff from WLAN-0 to WLAN-1 (21 to 24.1 s without an address), which no transport can bridge. The bytes `ptcp` fetched twice are heads of line copied onto a second pipe while the shared buffer waited for them (docs/protocols.md).";
+const PTCP_FIG9A_NOTES: &str = "pTCP stripes one sender's stream, so both paths start at one server whose links to the two access points have the delays S1's and S2's had in `r2cp-fig9a.toml`; Ideal is TCP-SACK alone on each path (pTCP's pipes are TCP-SACK), `r2cp` runs on the same two paths. Delayed binding alone does not reach Ideal at the largest mismatch: with pipe 2 at 1 Mbit/s its 50-packet queue holds some 0.4 s of data, the 256 KB buffer fills behind its head of line, and the fast pipe waits (90 % of Ideal). Two mechanisms beyond the paper close that gap, both MPTCP's (Raiciu et al., NSDI 2012): when the buffer is full behind a head of line another pipe holds, a pipe with nothing else to send carries a copy of it, and the holder's window is halved, at most once per its round trip. With them pTCP stays within 3 % of Ideal at every point; R²CP's receiver-side rank keeps it at or above Ideal without copies.";
+const PTCP_FIG11_NOTES: &str = "Figure 10's tokens in pTCP's engine at the sender: every 100 ms (the paper gives no period) 10 Mbit/s × 100 ms of tokens that only the WLAN pipe may spend, what it leaves spendable by either pipe in the next period; a pipe binds new data only while it may spend a token, one segment at a time, and is frozen otherwise (the algorithm is the one R²CP's engine uses for its requests, `radial_core::policy`). The aggregate holds the target on average, and the WWAN carries only the shortfall. But the 1 s rates are not steadier than best effort's: the WLAN's own rate varies with its trace and its loss recoveries, and best effort, which here runs at about 10.2 Mbit/s, happens to sit near the target too.";
+const PTCP_FIG13_NOTES: &str = "The testbed in the simulator with our values (scenario header); the 32-segment buffer keeps both pipes below what fills their queues, so the disruption measured is the handoff's. Hard handoff holds the paper's bound: the new pipe's handshake, then one round trip, as the sender learns from the new pipe's first message that the old one is gone and re-assigns what it carried. Soft handoff does not show \"no disruption\": delivery stalls up to 27.6 ms while both pipes are open, against a 1.7 ms usual gap. The stalls come from the overlap, not from retiring the old pipe: the old pipe's window holds most of the shared buffer, much of it in its queue, so data bound to the new pipe, whose queue is empty, arrives ahead and in-order delivery waits; the head-of-line copies (the bytes fetched twice) shorten those waits but do not remove them. R²CP's make-before-break holds twice the usual gap on the same kind of paths (`crates/radial-sim/tests/r2cp.rs`): its receiver asks each pipe for the data that pipe can bring in time. The paper's testbed numbers are not given beyond its figure.";
+const PTCP_FIG14_NOTES: &str = "Two WLAN pipes of 5 Mbit/s; WLAN-2 drops 2 % of its downlink packets at random (our value; the paper says only that its drop rate is noticeably higher). `tcp`: both pipes TCP-SACK; `eln`: WLAN-2's pipe is TCP-ELN (NewReno with explicit loss notification: the host's link layer tells the pipe's receiver which segments the channel lost, and the sender resends them without a window cut). The per-pipe plot and table are seed 1; the checks average the three seeds. With TCP-ELN, WLAN-2's pipe carries 3.8 Mbit/s against 2.4 with TCP, and the connection 8.4 against 7.1 Mbit/s; WLAN-1's pipe carries about the same either way. The bytes fetched twice are heads of line copied while the buffer waited for WLAN-2's retransmissions.";

@@ -10,11 +10,17 @@
 //!
 //! The mobility schemes live beside it, each in its own module: TCP-HO's
 //! handoff notification ([`handoff`]), Freeze-TCP's persist mode
-//! ([`persist`]) and TCP-Probing's probe cycle ([`probing`]).
+//! ([`persist`]) and TCP-Probing's probe cycle ([`probing`]); and pTCP's
+//! TCP-v pipe, the same sender over virtual bytes ([`virtual_pipe`]).
 
 mod handoff;
 mod persist;
 mod probing;
+mod suspend;
+mod virtual_pipe;
+
+use virtual_pipe::Stream;
+pub use virtual_pipe::VirtualSegment;
 
 use std::collections::VecDeque;
 
@@ -22,7 +28,6 @@ use super::{Scoreboard, TcpConfig, TcpVariant};
 use crate::cc::{Controller, LossCause};
 use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
 use crate::rtt::RttEstimator;
-use crate::stream::SendBuffer;
 use crate::time::Instant;
 use crate::wire::tcp::{Flags, SackList, TcpHeader, CAPABILITY_HANDOFF, MAX_SACK_BLOCKS};
 
@@ -43,6 +48,8 @@ struct Planned {
     offset: u64,
     len: u64,
     kind: Kind,
+    /// The range was sent before.
+    again: bool,
 }
 
 /// Which loss-recovery episode is running.
@@ -59,7 +66,7 @@ enum LastAction {
 pub struct TcpSender {
     config: TcpConfig,
     path: PathId,
-    buffer: SendBuffer,
+    buffer: Stream,
     cc: Controller,
     rtt: RttEstimator,
     /// Handshake done (the SYN was acknowledged).
@@ -120,7 +127,7 @@ impl TcpSender {
             cc.set_cwnd(config.mss);
         }
         TcpSender {
-            buffer: SendBuffer::new(config.send_buffer),
+            buffer: Stream::real(config.send_buffer),
             rtt: RttEstimator::new(config.rtt),
             cc,
             path,
@@ -206,7 +213,8 @@ impl TcpSender {
         }
         let end = offset + len;
         let idle = self.highest_ack >= self.max_seq;
-        if end <= self.max_seq {
+        let again = end <= self.max_seq;
+        if again {
             self.stats.retransmits += 1;
         } else {
             if self.timed.is_none() {
@@ -222,6 +230,7 @@ impl TcpSender {
             offset,
             len,
             kind: Kind::Data,
+            again,
         });
     }
 
@@ -236,6 +245,7 @@ impl TcpSender {
             offset: 0,
             len: 0,
             kind: Kind::Syn,
+            again: false,
         });
     }
 
@@ -413,6 +423,43 @@ impl TcpSender {
         self.report_closed();
     }
 
+    /// Writes the header of the next planned segment into `buf` (cleared
+    /// first) and returns the segment; its payload is the caller's to add.
+    fn next_segment(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<Planned> {
+        if self.want_send {
+            self.want_send = false;
+            if self.dupacks == 0 && !self.fast_recovery {
+                self.send_much(now, self.config.max_burst);
+            }
+        }
+        let p = self.planned.pop_front()?;
+        let end = p.offset + p.len;
+        let (flags, seq) = match p.kind {
+            Kind::Syn => (Flags::SYN, self.config.isn),
+            Kind::Probe(id) => (Flags::PROBE, crate::seq::SeqNum(id)),
+            Kind::Data if self.buffer.is_closed() && end == self.data_end() && p.len > 0 => {
+                (Flags::ACK | Flags::FIN, self.config.wire_seq(p.offset))
+            }
+            Kind::Data => (Flags::ACK, self.config.wire_seq(p.offset)),
+        };
+        let header = TcpHeader {
+            flags,
+            conn_id: self.config.conn_id,
+            seq,
+            ack: self.config.isn,
+            window: 0,
+            sack: SackList::default(),
+            capability: (p.kind == Kind::Syn && self.config.variant.handoff_mode().is_some())
+                .then_some(CAPABILITY_HANDOFF),
+            bandwidth_kbps: None,
+        };
+        buf.clear();
+        header.emit(buf);
+        self.stats.datagrams_sent += 1;
+        self.stats.bytes_sent += p.len;
+        Some(p)
+    }
+
     /// Reports the close once every byte written is acknowledged.
     fn report_closed(&mut self) {
         if self.buffer.is_closed() && self.acked() >= self.data_end() && !self.closed_reported {
@@ -422,49 +469,6 @@ impl TcpSender {
             self.probing.cycle = None;
             self.events.push_back(AppEvent::Closed);
         }
-    }
-
-    /// The mobility schemes' share of an acknowledgment, before loss
-    /// recovery sees it. Returns true when the acknowledgment was wholly
-    /// theirs (a handoff notice, a probe's answer, an acknowledgment while
-    /// the sender is frozen or probing).
-    fn mobility_ack(&mut self, now: Instant, header: &TcpHeader, ack: u64) -> bool {
-        if header.flags.contains(Flags::PROBE) {
-            self.on_probe_ack(now, header.seq.0, ack);
-            return true;
-        }
-        if let Some(kbps) = header.bandwidth_kbps {
-            if self.on_handoff_notice(now, kbps, ack) {
-                return true;
-            }
-        }
-        if self.config.variant == TcpVariant::Freeze && self.on_window(now, header.window, ack) {
-            return true;
-        }
-        if self.probing.cycle.is_some() {
-            self.absorb_ack(now, ack);
-            return true;
-        }
-        false
-    }
-
-    /// Takes the cumulative part of an acknowledgment while sending is
-    /// suspended (frozen or probing): the acknowledged bytes leave the
-    /// buffer, an RTT sample is taken, nothing is sent and duplicates are
-    /// only counted (as window inflation for after the suspension).
-    fn absorb_ack(&mut self, now: Instant, ack: u64) {
-        if ack > self.last_ack {
-            self.new_ack(now, ack);
-        } else if ack == self.last_ack && self.max_seq > ack {
-            self.dupwnd += 1;
-        }
-        self.rto_deadline = None;
-    }
-
-    /// True while data may not be sent: the receiver's window is zero
-    /// (Freeze-TCP) or a probe cycle runs (TCP-Probing).
-    fn suspended(&self) -> bool {
-        self.persist.is_some() || self.probing.cycle.is_some()
     }
 
     /// ns-2 `Sack1TcpAgent::recv`.
@@ -703,41 +707,11 @@ impl Endpoint for TcpSender {
     fn handle_event(&mut self, _now: Instant, _event: HostEvent) {}
 
     fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<PathId> {
-        if self.want_send {
-            self.want_send = false;
-            if self.dupacks == 0 && !self.fast_recovery {
-                self.send_much(now, self.config.max_burst);
-            }
-        }
-        let p = self.planned.pop_front()?;
-        let end = p.offset + p.len;
-        let (flags, seq) = match p.kind {
-            Kind::Syn => (Flags::SYN, self.config.isn),
-            Kind::Probe(id) => (Flags::PROBE, crate::seq::SeqNum(id)),
-            Kind::Data if self.buffer.is_closed() && end == self.data_end() && p.len > 0 => {
-                (Flags::ACK | Flags::FIN, self.config.wire_seq(p.offset))
-            }
-            Kind::Data => (Flags::ACK, self.config.wire_seq(p.offset)),
-        };
-        let header = TcpHeader {
-            flags,
-            conn_id: self.config.conn_id,
-            seq,
-            ack: self.config.isn,
-            window: 0,
-            sack: SackList::default(),
-            capability: (p.kind == Kind::Syn && self.config.variant.handoff_mode().is_some())
-                .then_some(CAPABILITY_HANDOFF),
-            bandwidth_kbps: None,
-        };
-        buf.clear();
-        header.emit(buf);
+        let p = self.next_segment(now, buf)?;
         if p.len > 0 {
             let copied = self.buffer.copy_range(p.offset, p.len as usize, buf);
             debug_assert_eq!(copied as u64, p.len);
         }
-        self.stats.datagrams_sent += 1;
-        self.stats.bytes_sent += p.len;
         Some(self.path)
     }
 

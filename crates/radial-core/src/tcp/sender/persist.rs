@@ -68,6 +68,7 @@ impl TcpSender {
             offset,
             len: 0,
             kind: Kind::Data,
+            again: false,
         });
     }
 }

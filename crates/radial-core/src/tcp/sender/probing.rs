@@ -101,6 +101,7 @@ impl TcpSender {
             offset: self.highest_ack,
             len: 0,
             kind: Kind::Probe(id),
+            again: false,
         });
     }
 

@@ -2,7 +2,10 @@
 //! wants a target rate and prefers one interface (the cheaper WLAN); the
 //! other pipes only make up what the preferred one fails to carry.
 //!
-//! Tokens are bytes the connection may request. Every period the engine
+//! R²CP's engine (at the receiver) spends tokens on requests, pTCP's (at the
+//! sender) on the data it binds to a pipe.
+//!
+//! Tokens are bytes the connection may request or send. Every period the engine
 //! makes `quota` = target × period new tokens, which only the preferred
 //! pipe may spend; what it left unspent in the last period becomes
 //! `underflow`, which any pipe may spend (the preferred one once its quota is

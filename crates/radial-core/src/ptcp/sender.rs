@@ -1,0 +1,602 @@
+//! The pTCP engine at the sender (pTCP §4.1, §5): the send buffer, one
+//! TCP-v pipe per path the receiving host opened, and the bindings between
+//! the pipes' virtual segments and the data they carry.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use super::{expand, PtcpConfig, MAX_PIPES};
+use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
+use crate::policy::Tokens;
+use crate::seq::SeqNum;
+use crate::stream::SendBuffer;
+use crate::tcp::{TcpSender, TcpVariant};
+use crate::time::Instant;
+use crate::wire::ptcp::{PtcpFlags, PtcpHeader, HEADER_LEN};
+
+/// One TCP-v pipe at the sender.
+#[derive(Debug)]
+struct Pipe {
+    tcp: TcpSender,
+    /// Virtual offset → the data bound to it (aggregate offset, length).
+    bound: BTreeMap<u64, (u64, u64)>,
+    /// The receiver asked to retire it: it takes no new data.
+    closing: bool,
+    /// Loss episodes seen so far (timeouts, fast recoveries).
+    losses: (u64, u64),
+    /// Timed out with no acknowledgment since: the pipe probes a blackout.
+    silent: bool,
+    /// When its window was last halved for holding up the buffer.
+    penalised_at: Option<Instant>,
+}
+
+/// The sending side of a pTCP connection.
+#[derive(Debug)]
+pub struct PtcpSender {
+    config: PtcpConfig,
+    buffer: SendBuffer,
+    pipes: Vec<Option<Pipe>>,
+    /// Data no pipe holds any more that is not known delivered: re-assigned
+    /// (dynamic reassignment, §3.4 (2)), sent before new data.
+    pending: BTreeSet<u64>,
+    /// Which pipe's virtual segment holds each piece of data in flight.
+    holder: BTreeMap<u64, (usize, u64)>,
+    /// Data the receiver echoed, above pACK.
+    delivered: BTreeSet<u64>,
+    /// Heads of line copied onto a second pipe while the receive buffer
+    /// was full (above pACK).
+    reinjected: BTreeSet<u64>,
+    /// The first byte never bound.
+    next_new: u64,
+    /// The receiver's cumulative acknowledgment and window (§5.4).
+    pack: u64,
+    window: u64,
+    tokens: Option<Tokens>,
+    /// Built datagrams and their paths.
+    out: VecDeque<(PathId, Vec<u8>)>,
+    /// Pipe whose turn it is first when data is short.
+    turn: usize,
+    /// The application wrote or closed: pipes may have data to bind.
+    want_pump: bool,
+    events: VecDeque<AppEvent>,
+    closed_reported: bool,
+    stats: EndpointStats,
+    scratch: Vec<u8>,
+}
+
+impl PtcpSender {
+    /// A sender waiting for the receiving host to open pipes.
+    pub fn new(config: PtcpConfig) -> Self {
+        PtcpSender {
+            buffer: SendBuffer::new(config.tcp.send_buffer),
+            pipes: (0..MAX_PIPES).map(|_| None).collect(),
+            pending: BTreeSet::new(),
+            holder: BTreeMap::new(),
+            delivered: BTreeSet::new(),
+            reinjected: BTreeSet::new(),
+            next_new: 0,
+            pack: 0,
+            window: config.buffer_bytes(),
+            tokens: config.target.map(Tokens::new),
+            out: VecDeque::new(),
+            turn: 0,
+            want_pump: false,
+            events: VecDeque::new(),
+            closed_reported: false,
+            stats: EndpointStats::default(),
+            scratch: Vec::new(),
+            config,
+        }
+    }
+
+    fn mss(&self) -> u64 {
+        self.config.tcp.mss
+    }
+
+    fn header(&self, flags: PtcpFlags) -> PtcpHeader {
+        PtcpHeader {
+            flags,
+            psrc: self.config.tcp.conn_id,
+            pdst: self.config.tcp.conn_id,
+            ..PtcpHeader::default()
+        }
+    }
+
+    fn control(&mut self, path: usize, flags: PtcpFlags) {
+        let mut buf = Vec::with_capacity(HEADER_LEN);
+        self.header(flags).emit(&mut buf);
+        self.out.push_back((PathId(path as u16), buf));
+    }
+
+    /// The receiver opened the pipe of `path` (§5.3): a TCP-v sender with
+    /// the controller it names, established at once.
+    fn open(&mut self, now: Instant, path: usize, variant: u16) {
+        if self.pipes[path].is_none() {
+            let variant = TcpVariant::ALL
+                .get(usize::from(variant))
+                .copied()
+                .unwrap_or(self.config.tcp.variant);
+            let tcp = TcpSender::virtual_pipe(self.config.pipe_config(path, variant), PathId(0));
+            self.pipes[path] = Some(Pipe {
+                tcp,
+                bound: BTreeMap::new(),
+                closing: false,
+                losses: (0, 0),
+                silent: false,
+                penalised_at: None,
+            });
+            if let Some(t) = self.tokens.as_mut() {
+                t.start(now);
+            }
+        }
+        self.control(path, PtcpFlags::SYN | PtcpFlags::ACK);
+        self.pump(now);
+    }
+
+    /// Data whose pipe no longer holds it goes back to pending.
+    fn unbind(&mut self, path: usize, vseq: u64) {
+        let Some(&(poff, _)) = self.pipes[path].as_ref().and_then(|p| p.bound.get(&vseq)) else {
+            return;
+        };
+        if self.holder.get(&poff) == Some(&(path, vseq)) {
+            self.holder.remove(&poff);
+            if poff >= self.pack && !self.delivered.contains(&poff) {
+                self.pending.insert(poff);
+            }
+        }
+    }
+
+    /// `shrunk()` (§3.4 (2), §5.1): after a timeout every segment the pipe
+    /// has out is presumed lost and its data re-assigned; after a fast
+    /// retransmit, the lost head of line is.
+    fn after_loss(&mut self, path: usize) {
+        let Some(p) = self.pipes[path].as_mut() else {
+            return;
+        };
+        let now = p.tcp.losses();
+        let (timeouts, recoveries) = (now.0 > p.losses.0, now.1 > p.losses.1);
+        p.losses = now;
+        p.silent |= timeouts;
+        let head = p.tcp.acked();
+        let lost: Vec<u64> = if timeouts {
+            p.bound.keys().copied().collect()
+        } else if recoveries {
+            p.bound.keys().copied().filter(|&v| v == head).collect()
+        } else {
+            Vec::new()
+        };
+        for v in lost {
+            self.unbind(path, v);
+        }
+    }
+
+    /// The receiver echoes the data that triggered each acknowledgment: it
+    /// has arrived, whichever pipe or transmission carried it.
+    fn on_echo(&mut self, poff: u64) {
+        if poff >= self.pack {
+            self.delivered.insert(poff);
+            self.pending.remove(&poff);
+        }
+    }
+
+    /// A pipe's cumulative acknowledgment: its segments below it are done.
+    /// A virtual segment may have carried different data on different
+    /// transmissions, so its acknowledgment proves nothing about the data:
+    /// what no echo showed delivered goes back to pending.
+    fn after_ack(&mut self, path: usize) {
+        let Some(p) = self.pipes[path].as_mut() else {
+            return;
+        };
+        let acked = p.tcp.acked();
+        let keep = p.bound.split_off(&acked);
+        let done = std::mem::replace(&mut p.bound, keep);
+        for (vseq, (poff, _)) in done {
+            if self.holder.get(&poff) == Some(&(path, vseq)) {
+                self.holder.remove(&poff);
+                if poff >= self.pack && !self.delivered.contains(&poff) {
+                    self.pending.insert(poff);
+                }
+            }
+        }
+    }
+
+    /// pACK moved: the buffer and the tables forget what it covers.
+    fn on_pack(&mut self, pack: u64) {
+        if pack <= self.pack {
+            return;
+        }
+        self.pack = pack;
+        self.buffer.ack_to(pack.min(self.buffer.end()));
+        self.pending = self.pending.split_off(&pack);
+        self.delivered = self.delivered.split_off(&pack);
+        self.reinjected = self.reinjected.split_off(&pack);
+        self.holder = self.holder.split_off(&pack);
+    }
+
+    /// Data a pipe may take now: re-assigned segments, then new data within
+    /// the receiver's window, within the policy's tokens.
+    fn bindable(&self, path: usize) -> u64 {
+        let room = (self.pack + self.window).saturating_sub(self.next_new);
+        let fresh = self.buffer.end().saturating_sub(self.next_new).min(room);
+        let mut bytes = self.pending.len() as u64 * self.mss() + fresh;
+        if bytes == 0 && self.blocking_head(path).is_some() {
+            bytes = self.mss();
+        }
+        if let Some(t) = &self.tokens {
+            if !t.allows(PathId(path as u16)) {
+                bytes = 0;
+            } else {
+                bytes = bytes.min(self.mss());
+            }
+        }
+        bytes.div_ceil(self.mss()) * self.mss()
+    }
+
+    /// Chooses the data for a virtual segment (delayed binding): a
+    /// retransmission carries its old data if its pipe still holds it;
+    /// otherwise re-assigned data first, then new data. A pipe probing a
+    /// blackout (timed out, nothing heard since) while another pipe works takes
+    /// nothing from the others: with redundant striping it carries a copy of
+    /// the head of line and leaves it pending for another pipe (§3.4 (3)),
+    /// without it nothing. With nothing left, a retransmission repeats its
+    /// old data and a new segment carries none.
+    fn bind(&mut self, now: Instant, path: usize, vseq: u64, vlen: u64) -> Option<(u64, u64)> {
+        let pipe = self.pipes[path].as_ref()?;
+        let probing = pipe.silent && self.others_live(path);
+        if let Some(&(poff, plen)) = pipe.bound.get(&vseq) {
+            let wanted = poff >= self.pack && !self.delivered.contains(&poff);
+            if wanted && self.holder.get(&poff) == Some(&(path, vseq)) {
+                return Some((poff, plen));
+            }
+        }
+        if probing && !self.config.redundant_striping {
+            return None;
+        }
+        // A probing pipe copies the lowest pending data it holds no copy of.
+        let held: BTreeSet<u64> = if probing {
+            pipe.bound.values().map(|&(poff, _)| poff).collect()
+        } else {
+            BTreeSet::new()
+        };
+        let first_pending = self.pending.iter().find(|p| !held.contains(p)).copied();
+        let take = if let Some(poff) = first_pending {
+            if !probing {
+                self.pending.remove(&poff);
+            }
+            let len = self.mss().min(self.buffer.end() - poff);
+            Some((poff, len))
+        } else if self.next_new < self.buffer.end()
+            && self.next_new < self.pack + self.window
+            && !probing
+        {
+            let len = self.mss().min(vlen).min(self.buffer.end() - self.next_new);
+            let poff = self.next_new;
+            self.next_new += len;
+            Some((poff, len))
+        } else if let Some(head) = self.blocking_head(path).filter(|_| !probing) {
+            // Beyond the paper: the buffer is full behind a head of line
+            // another pipe holds; this pipe, with nothing else to send,
+            // carries a copy (MPTCP's opportunistic retransmission), and the
+            // holder's window is halved, at most once per its round trip
+            // (MPTCP's penalisation).
+            self.reinjected.insert(head);
+            if let Some(&(holder, _)) = self.holder.get(&head) {
+                if let Some(h) = self.pipes[holder].as_mut() {
+                    let srtt = h.tcp.srtt().unwrap_or(crate::time::Duration::ZERO);
+                    if h.penalised_at
+                        .is_none_or(|t| now.saturating_since(t) >= srtt)
+                    {
+                        h.tcp.penalise();
+                        h.penalised_at = Some(now);
+                    }
+                }
+            }
+            let len = self.mss().min(self.buffer.end() - head);
+            return self.pipes[path].as_mut().map(|p| {
+                p.bound.insert(vseq, (head, len));
+                (head, len)
+            });
+        } else {
+            None
+        };
+        let pipe = self.pipes[path].as_mut()?;
+        match take {
+            Some((poff, len)) => {
+                if !probing {
+                    self.holder.insert(poff, (path, vseq));
+                }
+                pipe.bound.insert(vseq, (poff, len));
+                if let Some(t) = self.tokens.as_mut() {
+                    t.spend(PathId(path as u16), len);
+                }
+                Some((poff, len))
+            }
+            None => pipe.bound.get(&vseq).copied(),
+        }
+    }
+
+    /// The head of line, when the receive buffer is full behind it and
+    /// another pipe holds it, not yet copied: what `path` may carry a copy
+    /// of.
+    fn blocking_head(&self, path: usize) -> Option<u64> {
+        let blocked =
+            self.next_new >= self.pack + self.window || self.next_new >= self.buffer.end();
+        let head = self.pack;
+        let held_elsewhere = self.holder.get(&head).is_some_and(|&(k, _)| k != path);
+        (blocked
+            && self.pending.is_empty()
+            && held_elsewhere
+            && !self.delivered.contains(&head)
+            && !self.reinjected.contains(&head)
+            && head < self.buffer.end())
+        .then_some(head)
+    }
+
+    /// True when a pipe other than `path` is open, not retiring and not
+    /// probing a blackout.
+    fn others_live(&self, path: usize) -> bool {
+        self.pipes
+            .iter()
+            .enumerate()
+            .any(|(k, p)| k != path && p.as_ref().is_some_and(|p| !p.closing && !p.silent))
+    }
+
+    /// Sends what each pipe may: its retransmissions, then, as far as there
+    /// is data to bind and room in its window, new segments (`resume()`);
+    /// a pipe with nothing to bind stays frozen at its sent end.
+    fn pump(&mut self, now: Instant) {
+        self.want_pump = false;
+        let n = self.pipes.len();
+        for k in 0..n {
+            let path = (self.turn + k) % n;
+            // Grant what there is to bind (a segment at a time under the
+            // policy, whose tokens each segment spends) while the pipe's
+            // window takes it.
+            while let Some(p) = self.pipes[path].as_ref() {
+                let grant = if p.closing { 0 } else { self.bindable(path) };
+                let before = p.tcp.max_seq();
+                if grant == 0 {
+                    break;
+                }
+                if let Some(p) = self.pipes[path].as_mut() {
+                    p.tcp.set_virtual_end(now, before + grant);
+                }
+                self.drain(now, path);
+                let Some(p) = self.pipes[path].as_mut() else {
+                    break;
+                };
+                let sent = p.tcp.max_seq();
+                p.tcp.set_virtual_end(now, sent);
+                if sent == before {
+                    break;
+                }
+            }
+            self.drain(now, path);
+        }
+        self.turn = (self.turn + 1) % n;
+        self.retire_closed();
+        self.report_closed();
+    }
+
+    /// Binds and builds every segment pipe `path` has ready.
+    fn drain(&mut self, now: Instant, path: usize) {
+        loop {
+            let mut head = std::mem::take(&mut self.scratch);
+            let seg = match self.pipes[path].as_mut() {
+                Some(p) => p.tcp.poll_virtual(now, &mut head),
+                None => None,
+            };
+            let Some(seg) = seg else {
+                self.scratch = head;
+                return;
+            };
+            let (poff, plen) = self
+                .bind(now, path, seg.offset, seg.len)
+                .unwrap_or((self.pack, 0));
+            let mut flags = PtcpFlags::DATA;
+            if self.buffer.is_closed() && plen > 0 && poff + plen == self.buffer.end() {
+                flags = flags | PtcpFlags::FIN;
+            }
+            let mut buf = Vec::with_capacity(HEADER_LEN + head.len() + seg.len as usize);
+            PtcpHeader {
+                aux: plen as u16,
+                pseq: SeqNum(poff as u32),
+                ..self.header(flags)
+            }
+            .emit(&mut buf);
+            buf.extend_from_slice(&head);
+            let copied = if plen > 0 {
+                self.buffer.copy_range(poff, plen as usize, &mut buf)
+            } else {
+                0
+            };
+            buf.resize(buf.len() + (seg.len as usize - copied), 0);
+            self.stats.datagrams_sent += 1;
+            self.stats.bytes_sent += plen;
+            if seg.retransmission {
+                self.stats.retransmits += 1;
+            }
+            self.out.push_back((PathId(path as u16), buf));
+            head.clear();
+            self.scratch = head;
+        }
+    }
+
+    /// Retiring pipes whose data has all arrived (or gone to other pipes)
+    /// close and say so.
+    fn retire_closed(&mut self) {
+        for path in 0..self.pipes.len() {
+            let done = self.pipes[path].as_ref().is_some_and(|p| {
+                p.closing
+                    && (p.tcp.outstanding() == 0
+                        || p.bound
+                            .iter()
+                            .all(|(&v, &(poff, _))| self.holder.get(&poff) != Some(&(path, v))))
+            });
+            if done {
+                self.drop_pipe(path);
+                self.control(path, PtcpFlags::CLOSE | PtcpFlags::ACK);
+            }
+        }
+    }
+
+    /// The pipe of `path` is gone (or retired): what it held goes to the
+    /// others.
+    fn drop_pipe(&mut self, path: usize) {
+        let keys: Vec<u64> = self.pipes[path]
+            .as_ref()
+            .map(|p| p.bound.keys().copied().collect())
+            .unwrap_or_default();
+        for v in keys {
+            self.unbind(path, v);
+        }
+        self.forget(path);
+    }
+
+    /// Removes a pipe, keeping its counters.
+    fn forget(&mut self, path: usize) {
+        if let Some(p) = self.pipes[path].take() {
+            let t = p.tcp.stats();
+            self.stats.timeouts += t.timeouts;
+            self.stats.fast_recoveries += t.fast_recoveries;
+        }
+    }
+
+    fn report_closed(&mut self) {
+        if self.buffer.is_closed() && self.pack >= self.buffer.end() && !self.closed_reported {
+            self.closed_reported = true;
+            self.events.push_back(AppEvent::Closed);
+        }
+    }
+}
+
+impl Endpoint for PtcpSender {
+    fn handle_datagram(&mut self, now: Instant, path: PathId, datagram: &[u8]) {
+        let Ok((h, inner)) = PtcpHeader::parse(datagram) else {
+            self.stats.malformed += 1;
+            return;
+        };
+        let k = usize::from(path.0);
+        if k >= MAX_PIPES || h.pdst != self.config.tcp.conn_id {
+            self.stats.malformed += 1;
+            return;
+        }
+        if h.flags.contains(PtcpFlags::SYN) {
+            self.open(now, k, h.aux);
+            return;
+        }
+        if h.flags.contains(PtcpFlags::DROP) {
+            let gone = usize::from(h.aux);
+            if gone < MAX_PIPES {
+                self.drop_pipe(gone);
+            }
+        }
+        if h.flags.contains(PtcpFlags::CLOSE) {
+            match self.pipes[k].as_mut() {
+                Some(p) => p.closing = true,
+                None => self.control(k, PtcpFlags::CLOSE | PtcpFlags::ACK),
+            }
+        }
+        if h.flags.contains(PtcpFlags::ACK) && !inner.is_empty() {
+            self.on_pack(expand(h.pack, self.pack));
+            if h.aux > 0 {
+                self.on_echo(expand(h.pseq, self.pack));
+            }
+            if let Ok((tcp, _)) = crate::wire::tcp::TcpHeader::parse(inner) {
+                self.window = u64::from(tcp.window);
+            }
+            if let Some(p) = self.pipes[k].as_mut() {
+                p.silent = false;
+                p.tcp.handle_datagram(now, PathId(0), inner);
+                self.after_ack(k);
+                self.after_loss(k);
+                self.drain(now, k);
+            }
+        }
+        self.pump(now);
+    }
+
+    fn handle_event(&mut self, _now: Instant, _event: HostEvent) {}
+
+    fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<PathId> {
+        if self.want_pump {
+            self.pump(now);
+        }
+        let (path, data) = self.out.pop_front()?;
+        buf.clear();
+        buf.extend_from_slice(&data);
+        Some(path)
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.pipes
+            .iter()
+            .flatten()
+            .filter_map(|p| p.tcp.poll_timeout())
+            .chain(self.tokens.as_ref().and_then(Tokens::deadline))
+            .min()
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        for path in 0..self.pipes.len() {
+            let due = self.pipes[path]
+                .as_ref()
+                .and_then(|p| p.tcp.poll_timeout())
+                .is_some_and(|t| t <= now);
+            if due {
+                if let Some(p) = self.pipes[path].as_mut() {
+                    p.tcp.handle_timeout(now);
+                }
+                self.after_loss(path);
+                self.drain(now, path);
+            }
+        }
+        if let Some(t) = self.tokens.as_mut() {
+            t.on_timer(now);
+        }
+        self.pump(now);
+    }
+
+    fn poll_app_event(&mut self) -> Option<AppEvent> {
+        self.events.pop_front()
+    }
+
+    fn write(&mut self, data: &[u8]) -> usize {
+        let unsent = self.buffer.end().saturating_sub(self.next_new);
+        let room = self
+            .config
+            .tcp
+            .unsent_limit
+            .saturating_sub(unsent as usize)
+            .min(self.buffer.free());
+        let n = self.buffer.write(&data[..data.len().min(room)]);
+        self.want_pump |= n > 0;
+        n
+    }
+
+    fn send_capacity(&self) -> usize {
+        let unsent = self.buffer.end().saturating_sub(self.next_new);
+        self.buffer
+            .free()
+            .min(self.config.tcp.unsent_limit.saturating_sub(unsent as usize))
+    }
+
+    fn close(&mut self) {
+        self.buffer.close();
+        self.want_pump = true;
+    }
+
+    fn read(&mut self, _buf: &mut [u8]) -> usize {
+        0
+    }
+
+    fn stats(&self) -> EndpointStats {
+        let mut s = self.stats;
+        for p in self.pipes.iter().flatten() {
+            let t = p.tcp.stats();
+            s.timeouts += t.timeouts;
+            s.fast_recoveries += t.fast_recoveries;
+            s.cwnd += t.cwnd;
+        }
+        s
+    }
+}
