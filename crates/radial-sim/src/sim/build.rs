@@ -80,32 +80,12 @@ impl Simulator {
                     }
                 };
             self.agents.push(Agent {
-                node: f.from,
-                addr: src_addr,
-                peer_addr: dst_addr,
-                peer_agent: receiver,
-                flow: i,
-                endpoint: tx_ep,
                 source,
-                sink: None,
-                timer_at: None,
-                paths: Vec::new(),
-                stripe: None,
-                wire_bytes: 0,
+                ..Agent::new(f.from, src_addr, dst_addr, receiver, i, tx_ep)
             });
             self.agents.push(Agent {
-                node: f.to,
-                addr: dst_addr,
-                peer_addr: src_addr,
-                peer_agent: sender,
-                flow: i,
-                endpoint: rx_ep,
-                source: None,
                 sink,
-                timer_at: None,
-                paths: Vec::new(),
-                stripe: None,
-                wire_bytes: 0,
+                ..Agent::new(f.to, dst_addr, src_addr, sender, i, rx_ep)
             });
             let source = if let Traffic::OnOff(spec) = f.traffic {
                 self.sources.push(OnOff {
@@ -169,18 +149,16 @@ impl Simulator {
             })
             .collect();
         self.agents.push(Agent {
-            node: f.to,
-            addr: addr(f.pipes[0].via),
-            peer_addr: addr(f.pipes[0].server),
-            peer_agent: receiver + 1,
-            flow: i,
-            endpoint: Some(Box::new(R2cpReceiver::new(config))),
-            source: None,
             sink: Some(Sink::new(salt)),
-            timer_at: None,
             paths,
-            stripe: None,
-            wire_bytes: 0,
+            ..Agent::new(
+                f.to,
+                addr(f.pipes[0].via),
+                addr(f.pipes[0].server),
+                receiver + 1,
+                i,
+                Some(Box::new(R2cpReceiver::new(config))),
+            )
         });
         let mut senders = Vec::new();
         for (p, pipe) in f.pipes.iter().enumerate() {
@@ -189,18 +167,15 @@ impl Simulator {
             cfg.opener = radial_core::rcp::Opener::Receiver;
             senders.push(self.agents.len() as u32);
             self.agents.push(Agent {
-                node: pipe.server,
-                addr: addr(pipe.server),
-                peer_addr: addr(pipe.via),
-                peer_agent: receiver,
-                flow: i,
-                endpoint: Some(Box::new(RcpSender::new(cfg, PathId(0)))),
                 source: Some(app_source(f.traffic, salt)),
-                sink: None,
-                timer_at: None,
-                paths: Vec::new(),
-                stripe: None,
-                wire_bytes: 0,
+                ..Agent::new(
+                    pipe.server,
+                    addr(pipe.server),
+                    addr(pipe.via),
+                    receiver,
+                    i,
+                    Some(Box::new(RcpSender::new(cfg, PathId(0)))),
+                )
             });
         }
         let handoffs = self.schedule_pipes(f, receiver);
@@ -246,32 +221,28 @@ impl Simulator {
             .map(|p| binding(p.via, p.server, sender))
             .collect();
         self.agents.push(Agent {
-            node: f.from,
-            addr: addr(f.from),
-            peer_addr: addr(f.pipes[0].via),
-            peer_agent: receiver,
-            flow: i,
-            endpoint: Some(Box::new(PtcpSender::new(config))),
             source: Some(app_source(f.traffic, salt)),
-            sink: None,
-            timer_at: None,
             paths: tx_paths,
-            stripe: None,
-            wire_bytes: 0,
+            ..Agent::new(
+                f.from,
+                addr(f.from),
+                addr(f.pipes[0].via),
+                receiver,
+                i,
+                Some(Box::new(PtcpSender::new(config))),
+            )
         });
         self.agents.push(Agent {
-            node: f.to,
-            addr: addr(f.pipes[0].via),
-            peer_addr: addr(f.from),
-            peer_agent: sender,
-            flow: i,
-            endpoint: Some(Box::new(PtcpReceiver::new(config))),
-            source: None,
             sink: Some(Sink::new(salt)),
-            timer_at: None,
             paths: rx_paths,
-            stripe: None,
-            wire_bytes: 0,
+            ..Agent::new(
+                f.to,
+                addr(f.pipes[0].via),
+                addr(f.from),
+                sender,
+                i,
+                Some(Box::new(PtcpReceiver::new(config))),
+            )
         });
         let handoffs = self.schedule_pipes(f, receiver);
         self.flows.push(FlowState::new(sender, receiver, handoffs));
@@ -336,32 +307,26 @@ impl Simulator {
             let sender = self.agents.len() as u32;
             let receiver = sender + 1;
             self.agents.push(Agent {
-                node: pipe.server,
-                addr: addr(pipe.server),
-                peer_addr: addr(pipe.via),
-                peer_agent: receiver,
-                flow: i,
-                endpoint: Some(Box::new(RcpSender::new(cfg, PathId(0)))),
                 source: Some(Source::striped(salt, total, k, j as u64, chunk)),
-                sink: None,
-                timer_at: None,
-                paths: Vec::new(),
-                stripe: None,
-                wire_bytes: 0,
+                ..Agent::new(
+                    pipe.server,
+                    addr(pipe.server),
+                    addr(pipe.via),
+                    receiver,
+                    i,
+                    Some(Box::new(RcpSender::new(cfg, PathId(0)))),
+                )
             });
             self.agents.push(Agent {
-                node: pipe.via,
-                addr: addr(pipe.via),
-                peer_addr: addr(pipe.server),
-                peer_agent: sender,
-                flow: i,
-                endpoint: Some(Box::new(RcpReceiver::new(cfg, PathId(0)))),
-                source: None,
-                sink: None,
-                timer_at: None,
-                paths: Vec::new(),
                 stripe: Some(j as u16),
-                wire_bytes: 0,
+                ..Agent::new(
+                    pipe.via,
+                    addr(pipe.via),
+                    addr(pipe.server),
+                    sender,
+                    i,
+                    Some(Box::new(RcpReceiver::new(cfg, PathId(0)))),
+                )
             });
             agents.push((sender, receiver));
             // Connections after the first start at their pipe's opening.

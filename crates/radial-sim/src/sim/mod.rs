@@ -105,6 +105,34 @@ struct Agent {
     wire_bytes: u64,
 }
 
+impl Agent {
+    /// An agent of `flow` at `node`, talking to `peer_agent`, with no
+    /// application, no other paths and nothing sent yet.
+    fn new(
+        node: u32,
+        addr: Addr,
+        peer_addr: Addr,
+        peer_agent: u32,
+        flow: u32,
+        endpoint: Option<Box<dyn Endpoint>>,
+    ) -> Self {
+        Agent {
+            node,
+            addr,
+            peer_addr,
+            peer_agent,
+            flow,
+            endpoint,
+            source: None,
+            sink: None,
+            timer_at: None,
+            paths: Vec::new(),
+            stripe: None,
+            wire_bytes: 0,
+        }
+    }
+}
+
 /// Where one path of a multi-path agent leads.
 #[derive(Clone, Copy, Debug)]
 struct PathBinding {
