@@ -10,6 +10,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use radial_core::cc::coupled::Coupling;
+use radial_core::mptcp;
 use radial_core::ptcp::{PtcpConfig, PtcpReceiver, PtcpSender};
 use radial_core::r2cp::{R2cpConfig, R2cpReceiver, Scheduling};
 use radial_core::rcp::{Opener, RcpConfig, RcpReceiver, RcpSender, RcpVariant};
@@ -18,6 +20,23 @@ use radial_core::{Duration, Endpoint, HostEvent, Instant, PathId};
 
 /// Most datagrams drained after one step: far more than any window allows.
 const MAX_OUTPUT: usize = 10_000;
+
+/// The sender-side multipath engine as pTCP or as one of the MPTCPs.
+fn sender_side(pick: u8) -> PtcpConfig {
+    let coupling = [Coupling::Uncoupled, Coupling::Lia, Coupling::Olia][usize::from(pick) % 3];
+    match pick % 4 {
+        0 => PtcpConfig::ns2(),
+        k => {
+            let mut c = mptcp::config(coupling);
+            if k == 3 {
+                if let Some(m) = c.mptcp.as_mut() {
+                    m.scheduler = mptcp::Scheduler::Ecf;
+                }
+            }
+            c
+        }
+    }
+}
 
 fn endpoint(kind: u8) -> Box<dyn Endpoint> {
     let path = PathId(0);
@@ -33,11 +52,15 @@ fn endpoint(kind: u8) -> Box<dyn Endpoint> {
             path,
         )),
         3 => {
+            // Uncoupled or coupled (LIA, OLIA) pipes.
+            let coupling = [Coupling::Uncoupled, Coupling::Lia, Coupling::Olia]
+                [usize::from(kind / 8) % 3];
             let mut r = R2cpReceiver::new(R2cpConfig {
                 pipe: rcp,
                 scheduling: Scheduling::Ranked,
                 redundant_striping: true,
                 target: None,
+                coupling,
             });
             for p in 0..2 {
                 r.handle_event(
@@ -50,7 +73,8 @@ fn endpoint(kind: u8) -> Box<dyn Endpoint> {
             }
             Box::new(r)
         }
-        6 => Box::new(PtcpSender::new(PtcpConfig::ns2())),
+        // pTCP, or MPTCP with each coupling and scheduler.
+        6 => Box::new(PtcpSender::new(sender_side(kind / 8))),
         7 => {
             let mut r = PtcpReceiver::new(PtcpConfig::ns2());
             for p in 0..2 {

@@ -17,6 +17,7 @@
 
 pub mod cc;
 pub mod endpoint;
+pub mod mptcp;
 pub mod policy;
 pub mod ptcp;
 pub mod r2cp;

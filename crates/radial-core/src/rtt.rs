@@ -147,6 +147,13 @@ impl RttEstimator {
         })
     }
 
+    /// The smoothed mean deviation, if any sample arrived.
+    pub fn rttvar(&self) -> Option<Duration> {
+        (self.srtt != 0).then(|| {
+            Duration::from_nanos((self.rttvar as u64 * self.config.tick.as_nanos()) >> RTTVAR_BITS)
+        })
+    }
+
     /// The most recent raw sample.
     pub fn latest(&self) -> Option<Duration> {
         self.latest

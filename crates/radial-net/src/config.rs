@@ -34,5 +34,6 @@ pub fn r2cp_config(conn: u16) -> R2cpConfig {
         scheduling: Scheduling::Ranked,
         redundant_striping: true,
         target: None,
+        coupling: radial_core::cc::coupled::Coupling::Uncoupled,
     }
 }

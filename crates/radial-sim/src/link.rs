@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 
 use crate::channel::LossModel;
 use crate::packet::Packet;
+use crate::red::{self, Red};
 use crate::rng::Rng;
 use radial_core::{BitRate, Duration, Instant};
 use serde::Serialize;
@@ -82,6 +83,8 @@ pub struct Link {
     pub loss: LossModel,
     /// Random stream of the loss model.
     pub rng: Rng,
+    /// Random Early Detection in front of the drop-tail limit, if any.
+    pub red: Option<Red>,
     /// Up or down.
     pub up: bool,
     /// Incremented each time the link goes down, so that events for packets
@@ -122,6 +125,7 @@ impl Link {
             queue_limit,
             loss,
             rng,
+            red: None,
             up: true,
             generation: 0,
             pipe: VecDeque::new(),
@@ -153,7 +157,12 @@ impl Link {
             return Err((p, DropCause::LinkDown));
         }
         let waiting = self.waiting(now);
-        if waiting + 1 >= self.queue_limit {
+        let early = self.red.as_mut().is_some_and(|red| {
+            let idle = red::idle_time(now, self.busy_until, waiting);
+            let packet_time = self.rate.transmission_time(u64::from(p.wire_len));
+            red.on_arrival(waiting, idle, packet_time)
+        });
+        if early || waiting + 1 >= self.queue_limit {
             self.stats.drops_queue += 1;
             return Err((p, DropCause::Queue));
         }

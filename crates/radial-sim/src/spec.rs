@@ -3,6 +3,7 @@
 //! simulator consumes it.
 
 use crate::channel::GilbertElliottParams;
+use radial_core::cc::coupled::Coupling;
 use radial_core::cc::Algorithm;
 use radial_core::ptcp::PtcpConfig;
 use radial_core::r2cp::{R2cpConfig, Scheduling};
@@ -71,6 +72,8 @@ pub struct LinkSpec {
     pub delay: Duration,
     /// Queue limit in packets (each direction).
     pub queue: usize,
+    /// Random Early Detection on both directions' queues, if any.
+    pub red: Option<crate::red::RedParams>,
     /// Loss a→b.
     pub loss_forward: LossSpec,
     /// Loss b→a.
@@ -160,11 +163,12 @@ impl FlowProtocol {
         match self {
             FlowProtocol::Tcp(c) => c.variant.name(),
             FlowProtocol::Rcp(c) => c.variant.name(),
-            FlowProtocol::R2cp(c) => match c.scheduling {
-                Scheduling::Ranked => "r2cp",
-                Scheduling::Fcfs => "r2cp-s",
+            FlowProtocol::R2cp(c) => match (c.scheduling, c.coupling) {
+                (_, Coupling::Lia | Coupling::Olia) => "r2cp-coupled",
+                (Scheduling::Ranked, Coupling::Uncoupled) => "r2cp",
+                (Scheduling::Fcfs, Coupling::Uncoupled) => "r2cp-s",
             },
-            FlowProtocol::Ptcp(_) => "ptcp",
+            FlowProtocol::Ptcp(c) => c.name(),
             FlowProtocol::Apps(_) => "apps",
             FlowProtocol::Udp => "udp",
         }

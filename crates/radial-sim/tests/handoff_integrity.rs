@@ -16,7 +16,7 @@ mod random_runs;
 use proptest::prelude::*;
 use radial_sim::metrics::FlowReport;
 
-const PROTOCOLS: [&str; 8] = [
+const PROTOCOLS: [&str; 12] = [
     "tcp-newreno",
     "tcp-ho",
     "tcp-ho-immediate",
@@ -25,6 +25,10 @@ const PROTOCOLS: [&str; 8] = [
     "tcp-probing",
     "rcp",
     "r2cp",
+    "r2cp-coupled",
+    "ptcp",
+    "mptcp-lia",
+    "mptcp-olia",
 ];
 
 #[derive(Clone, Debug)]

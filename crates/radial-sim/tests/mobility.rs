@@ -53,7 +53,8 @@ struct Path {
 
 #[derive(Clone, Debug)]
 struct Case {
-    /// `r2cp`, or `ptcp` (whose pipes all come from one server).
+    /// `r2cp`, `r2cp-coupled`, or `ptcp`, `mptcp-lia`, `mptcp-olia` (whose
+    /// pipes all come from one server).
     protocol: &'static str,
     paths: Vec<Path>,
     size: u64,
@@ -243,6 +244,22 @@ fn ptcp_case(mut c: Case) -> Case {
     c
 }
 
+/// The same cases for the coupled protocols: `r2cp-coupled` as they
+/// are, MPTCP (one server, no redundant striping) by `pick`.
+fn coupled_case((c, pick): (Case, usize)) -> Case {
+    match ["r2cp-coupled", "mptcp-lia", "mptcp-olia"][pick % 3] {
+        "r2cp-coupled" => Case {
+            protocol: "r2cp-coupled",
+            ..c
+        },
+        mptcp => Case {
+            protocol: mptcp,
+            redundant: false,
+            ..ptcp_case(c)
+        },
+    }
+}
+
 fn run(c: &Case) -> FlowReport {
     random_runs::first_flow("mobility.toml", &c.scenario(), c.seed)
 }
@@ -292,6 +309,14 @@ proptest! {
     /// pTCP through the same mobility.
     #[test]
     fn ptcp_delivers_every_byte_once_in_order_and_finishes(c in case_strategy().prop_map(ptcp_case)) {
+        check_integrity(&c, &run(&c))?;
+    }
+
+    /// Coupled R²CP and MPTCP (LIA, OLIA) through the same mobility.
+    #[test]
+    fn coupled_protocols_deliver_every_byte_once_in_order_and_finish(
+        c in (case_strategy(), 0usize..3).prop_map(coupled_case)
+    ) {
         check_integrity(&c, &run(&c))?;
     }
 

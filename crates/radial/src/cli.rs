@@ -55,9 +55,10 @@ enum Command {
     /// Re-create a paper figure: plot, table beside the paper's claim, and the
     /// acceptance checks it is held to, in OUT/<group>.md (e.g.
     /// docs/results/rcp.md); `stress` runs R²CP's stress classes into
-    /// OUT/stress.md.
+    /// OUT/stress.md, `league` every multipath protocol on the same grids
+    /// into OUT/league.md.
     Repro {
-        /// Figure name (rcp-fig5a, rcp-fig4c), `all`, or `stress`.
+        /// Figure name (rcp-fig5a, rcp-fig4c), `all`, `stress` or `league`.
         figure: String,
         /// Output directory.
         #[arg(long, default_value = "docs/results")]

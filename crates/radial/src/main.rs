@@ -5,6 +5,7 @@ mod bench;
 mod cli;
 mod demo;
 mod emulate;
+mod league;
 mod net;
 mod plot;
 mod repro;

@@ -47,10 +47,10 @@ const CLASSES: [Class; 7] = [
 const WWAN_STALL_BOUND_S: f64 = 1.0 + 3.0 * 0.2;
 
 /// One acceptance check and whether it holds.
-struct Check {
-    what: String,
-    holds: bool,
-    detail: String,
+pub(crate) struct Check {
+    pub(crate) what: String,
+    pub(crate) holds: bool,
+    pub(crate) detail: String,
 }
 
 fn param(r: &RunResult, name: &str) -> String {
@@ -287,7 +287,8 @@ fn small_file_checks(md: &mut String, results: &[RunResult]) -> Vec<Check> {
     checks
 }
 
-fn write_checks(md: &mut String, checks: &[Check]) {
+/// The checks as a Markdown list.
+pub(crate) fn write_checks(md: &mut String, checks: &[Check]) {
     for c in checks {
         let _ = writeln!(
             md,

@@ -37,6 +37,11 @@ pub struct Classic<S, A> {
     ssthresh: u64,
     slow_start: S,
     adjustment: A,
+    /// Scale on the congestion-avoidance increase set by a coupled
+    /// multipath controller ([`super::coupled`]); 1 leaves the rule exact.
+    increase_scale: f64,
+    /// The fraction of a byte a scaled increase left over.
+    carry: f64,
 }
 
 impl<S: SlowStart, A: WindowAdjustment> Classic<S, A> {
@@ -48,7 +53,16 @@ impl<S: SlowStart, A: WindowAdjustment> Classic<S, A> {
             config,
             slow_start,
             adjustment,
+            increase_scale: 1.0,
+            carry: 0.0,
         }
+    }
+
+    /// Scales the congestion-avoidance increase (coupled multipath
+    /// control); a negative scale shrinks the window, never below one
+    /// segment.
+    pub fn set_increase_scale(&mut self, scale: f64) {
+        self.increase_scale = scale;
     }
 
     /// The current decision.
@@ -70,10 +84,25 @@ impl<S: SlowStart, A: WindowAdjustment> Classic<S, A> {
                     grown
                 }
             } else {
-                self.adjustment.on_ack(self.cwnd, bytes, self.config.mss)
+                let grown = self.adjustment.on_ack(self.cwnd, bytes, self.config.mss);
+                if self.increase_scale == 1.0 {
+                    grown
+                } else {
+                    self.scaled(grown)
+                }
             };
         }
         self.window()
+    }
+
+    /// The window after the rule grew it to `grown`, with the increase
+    /// scaled and the fractions carried to the next acknowledgment.
+    fn scaled(&mut self, grown: u64) -> u64 {
+        let delta = grown.saturating_sub(self.cwnd) as f64 * self.increase_scale + self.carry;
+        let whole = delta.trunc();
+        self.carry = delta - whole;
+        let cwnd = (self.cwnd as f64 + whole).max(self.config.mss as f64);
+        cwnd as u64
     }
 
     /// An RTT sample.

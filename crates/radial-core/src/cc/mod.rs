@@ -14,6 +14,7 @@
 //! [`Controller`] enum so the hot path has no virtual calls.
 
 mod classic;
+pub mod coupled;
 mod hybla;
 mod reno;
 
@@ -155,6 +156,13 @@ impl Controller {
     /// link's bandwidth).
     pub fn set_ssthresh(&mut self, ssthresh: u64) {
         dispatch!(self, c => c.set_ssthresh(ssthresh))
+    }
+
+    /// Scales the congestion-avoidance increase from now on (a coupled
+    /// multipath controller sets it before each acknowledgment; see
+    /// [`coupled`]).
+    pub fn set_increase_scale(&mut self, scale: f64) {
+        dispatch!(self, c => c.set_increase_scale(scale))
     }
 
     /// Sets the window outright (recovery exit, or a restart after idle).

@@ -29,6 +29,7 @@ mod sender;
 pub use receiver::PtcpReceiver;
 pub use sender::PtcpSender;
 
+use crate::mptcp::Mptcp;
 use crate::policy::TargetRate;
 use crate::seq::SeqNum;
 use crate::tcp::{TcpConfig, TcpVariant};
@@ -53,6 +54,9 @@ pub struct PtcpConfig {
     /// A pipe probing a blackout carries a copy of the head of line, which
     /// another pipe carries too (§3.4 (3)).
     pub redundant_striping: bool,
+    /// Run as MPTCP rather than pTCP (fixed mappings, reinjection, coupled
+    /// increase, the minRTT or ECF scheduler; see [`crate::mptcp`]).
+    pub mptcp: Option<Mptcp>,
 }
 
 impl PtcpConfig {
@@ -63,6 +67,7 @@ impl PtcpConfig {
             pipe_variants: [None; MAX_PIPES],
             target: None,
             redundant_striping: true,
+            mptcp: None,
         }
     }
 
@@ -73,6 +78,14 @@ impl PtcpConfig {
             .copied()
             .flatten()
             .unwrap_or(self.tcp.variant)
+    }
+
+    /// The protocol's name: `ptcp`, or the MPTCP one.
+    pub fn name(&self) -> &'static str {
+        match self.mptcp {
+            None => "ptcp",
+            Some(m) => crate::mptcp::protocol_name(m.coupling),
+        }
     }
 
     /// The shared receive buffer in bytes.

@@ -5,13 +5,18 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::{expand, PtcpConfig, MAX_PIPES};
+use crate::cc::coupled::{increase_scale, Coupling, LossIntervals, SubflowView};
 use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
+use crate::mptcp::{ecf_waits, min_rtt_order, EcfView, Scheduler};
 use crate::policy::Tokens;
 use crate::seq::SeqNum;
 use crate::stream::SendBuffer;
 use crate::tcp::{TcpSender, TcpVariant};
 use crate::time::Instant;
 use crate::wire::ptcp::{PtcpFlags, PtcpHeader, HEADER_LEN};
+
+/// The offset an empty virtual segment is bound to under fixed mappings.
+const NO_DATA: u64 = u64::MAX;
 
 /// One TCP-v pipe at the sender.
 #[derive(Debug)]
@@ -27,6 +32,8 @@ struct Pipe {
     silent: bool,
     /// When its window was last halved for holding up the buffer.
     penalised_at: Option<Instant>,
+    /// Bytes delivered between and since its losses (OLIA's ℓ).
+    intervals: LossIntervals,
 }
 
 /// The sending side of a pTCP connection.
@@ -57,6 +64,8 @@ pub struct PtcpSender {
     turn: usize,
     /// The application wrote or closed: pipes may have data to bind.
     want_pump: bool,
+    /// ECF left a slow subflow idle last time (its hysteresis).
+    ecf_waiting: bool,
     events: VecDeque<AppEvent>,
     closed_reported: bool,
     stats: EndpointStats,
@@ -80,6 +89,7 @@ impl PtcpSender {
             out: VecDeque::new(),
             turn: 0,
             want_pump: false,
+            ecf_waiting: false,
             events: VecDeque::new(),
             closed_reported: false,
             stats: EndpointStats::default(),
@@ -123,6 +133,7 @@ impl PtcpSender {
                 losses: (0, 0),
                 silent: false,
                 penalised_at: None,
+                intervals: LossIntervals::default(),
             });
             if let Some(t) = self.tokens.as_mut() {
                 t.start(now);
@@ -156,6 +167,15 @@ impl PtcpSender {
         let (timeouts, recoveries) = (now.0 > p.losses.0, now.1 > p.losses.1);
         p.losses = now;
         p.silent |= timeouts;
+        if timeouts || recoveries {
+            p.intervals.on_loss();
+        }
+        if self.config.mptcp.is_some() {
+            if timeouts {
+                self.reinject(path);
+            }
+            return;
+        }
         let head = p.tcp.acked();
         let lost: Vec<u64> = if timeouts {
             p.bound.keys().copied().collect()
@@ -166,6 +186,21 @@ impl PtcpSender {
         };
         for v in lost {
             self.unbind(path, v);
+        }
+    }
+
+    /// MPTCP's reinjection on a retransmission timeout: what the pipe holds
+    /// and the receiver lacks may go out on the other pipes too, while the
+    /// pipe keeps its mappings and retransmits them itself.
+    fn reinject(&mut self, path: usize) {
+        let Some(p) = self.pipes[path].as_ref() else {
+            return;
+        };
+        for (&vseq, &(poff, _)) in &p.bound {
+            let wanted = poff >= self.pack && !self.delivered.contains(&poff);
+            if wanted && self.holder.get(&poff) == Some(&(path, vseq)) {
+                self.pending.insert(poff);
+            }
         }
     }
 
@@ -189,7 +224,13 @@ impl PtcpSender {
         let acked = p.tcp.acked();
         let keep = p.bound.split_off(&acked);
         let done = std::mem::replace(&mut p.bound, keep);
-        for (vseq, (poff, _)) in done {
+        let fixed = self.config.mptcp.is_some();
+        for (vseq, (poff, len)) in done {
+            if fixed && len > 0 {
+                // A mapping never changes: the acknowledgment proves the
+                // data arrived.
+                self.on_echo(poff);
+            }
             if self.holder.get(&poff) == Some(&(path, vseq)) {
                 self.holder.remove(&poff);
                 if poff >= self.pack && !self.delivered.contains(&poff) {
@@ -241,6 +282,12 @@ impl PtcpSender {
     /// old data and a new segment carries none.
     fn bind(&mut self, now: Instant, path: usize, vseq: u64, vlen: u64) -> Option<(u64, u64)> {
         let pipe = self.pipes[path].as_ref()?;
+        let fixed = self.config.mptcp.is_some();
+        if fixed {
+            if let Some(&bound) = pipe.bound.get(&vseq) {
+                return (bound.0 != NO_DATA).then_some(bound);
+            }
+        }
         let probing = pipe.silent && self.others_live(path);
         if let Some(&(poff, plen)) = pipe.bound.get(&vseq) {
             let wanted = poff >= self.pack && !self.delivered.contains(&poff);
@@ -251,8 +298,9 @@ impl PtcpSender {
         if probing && !self.config.redundant_striping {
             return None;
         }
-        // A probing pipe copies the lowest pending data it holds no copy of.
-        let held: BTreeSet<u64> = if probing {
+        // A probing pipe copies the lowest pending data it holds no copy of;
+        // MPTCP reinjects data only on another subflow.
+        let held: BTreeSet<u64> = if (probing || fixed) && !self.pending.is_empty() {
             pipe.bound.values().map(|&(poff, _)| poff).collect()
         } else {
             BTreeSet::new()
@@ -299,6 +347,12 @@ impl PtcpSender {
             None
         };
         let pipe = self.pipes[path].as_mut()?;
+        if fixed && take.is_none() {
+            // A segment sent with nothing to carry stays empty when it is
+            // sent again: its acknowledgment must never stand for data.
+            pipe.bound.insert(vseq, (NO_DATA, 0));
+            return None;
+        }
         match take {
             Some((poff, len)) => {
                 if !probing {
@@ -346,8 +400,12 @@ impl PtcpSender {
     fn pump(&mut self, now: Instant) {
         self.want_pump = false;
         let n = self.pipes.len();
-        for k in 0..n {
-            let path = (self.turn + k) % n;
+        let (order, count) = self.send_order();
+        for &path in &order[..count] {
+            if self.ecf_holds_back(path, order[0]) {
+                self.drain(now, path);
+                continue;
+            }
             // Grant what there is to bind (a segment at a time under the
             // policy, whose tokens each segment spends) while the pipe's
             // window takes it.
@@ -375,6 +433,99 @@ impl PtcpSender {
         self.turn = (self.turn + 1) % n;
         self.retire_closed();
         self.report_closed();
+    }
+
+    /// The order pipes are offered data in: pTCP's round robin, or
+    /// MPTCP's lowest smoothed RTT first.
+    fn send_order(&self) -> ([usize; MAX_PIPES], usize) {
+        let n = self.pipes.len();
+        let mut order = [0; MAX_PIPES];
+        if self.config.mptcp.is_none() {
+            for (k, slot) in order.iter_mut().enumerate().take(n) {
+                *slot = (self.turn + k) % n;
+            }
+            return (order, n);
+        }
+        let mut rtts = [(0, None); MAX_PIPES];
+        let mut count = 0;
+        for (path, p) in self.pipes.iter().enumerate() {
+            if let Some(p) = p.as_ref().filter(|p| !p.closing && !p.silent) {
+                rtts[count] = (path, p.tcp.srtt());
+                count += 1;
+            }
+        }
+        min_rtt_order(&mut rtts[..count]);
+        for (slot, &(path, _)) in order.iter_mut().zip(&rtts[..count]) {
+            *slot = path;
+        }
+        (order, count)
+    }
+
+    /// ECF: true when `path` should stay idle so that the data waits for
+    /// the faster `fast`, which the pump offered data first.
+    fn ecf_holds_back(&mut self, path: usize, fast: usize) -> bool {
+        let ecf = self
+            .config
+            .mptcp
+            .is_some_and(|m| m.scheduler == Scheduler::Ecf);
+        if !ecf || path == fast {
+            return false;
+        }
+        let view = |k: usize| {
+            let t = &self.pipes[k].as_ref()?.tcp;
+            Some(EcfView {
+                cwnd: t.cwnd(),
+                srtt: t.srtt()?,
+                rttvar: t.rttvar()?,
+            })
+        };
+        let (Some(f), Some(s)) = (view(fast), view(path)) else {
+            return false;
+        };
+        let unsent = self.buffer.end().saturating_sub(self.next_new)
+            + self.pending.len() as u64 * self.mss();
+        let waits = unsent > 0 && ecf_waits(unsent, f, s, self.ecf_waiting, self.mss());
+        if unsent > 0 {
+            self.ecf_waiting = waits;
+        }
+        waits
+    }
+
+    /// MPTCP's coupled increase (LIA or OLIA): the scale on pipe `k`'s
+    /// Reno increase given every pipe's window and round trip, set before
+    /// `k` takes an acknowledgment.
+    fn couple(&mut self, k: usize) {
+        let Some(coupling) = self.config.mptcp.map(|m| m.coupling) else {
+            return;
+        };
+        if coupling == Coupling::Uncoupled {
+            return;
+        }
+        let blank = SubflowView {
+            cwnd: 0,
+            rtt: None,
+            interval: 0,
+        };
+        let mut views = [blank; MAX_PIPES];
+        let (mut n, mut r) = (0, 0);
+        for (path, p) in self.pipes.iter().enumerate() {
+            let Some(p) = p.as_ref().filter(|p| !p.closing) else {
+                continue;
+            };
+            if path == k {
+                r = n;
+            }
+            views[n] = SubflowView {
+                cwnd: p.tcp.cwnd(),
+                rtt: p.tcp.srtt(),
+                interval: p.intervals.value(),
+            };
+            n += 1;
+        }
+        let scale = increase_scale(coupling, &views[..n], r);
+        if let Some(p) = self.pipes[k].as_mut() {
+            p.tcp.set_increase_scale(scale);
+        }
     }
 
     /// Binds and builds every segment pipe `path` has ready.
@@ -504,9 +655,13 @@ impl Endpoint for PtcpSender {
             if let Ok((tcp, _)) = crate::wire::tcp::TcpHeader::parse(inner) {
                 self.window = u64::from(tcp.window);
             }
+            self.couple(k);
             if let Some(p) = self.pipes[k].as_mut() {
                 p.silent = false;
+                let before = p.tcp.acked();
                 p.tcp.handle_datagram(now, PathId(0), inner);
+                p.intervals
+                    .on_delivered(p.tcp.acked().saturating_sub(before));
                 self.after_ack(k);
                 self.after_loss(k);
                 self.drain(now, k);

@@ -17,6 +17,7 @@
 mod pipe;
 mod scheduler;
 
+use crate::cc::coupled::{increase_scale, Coupling, SubflowView};
 pub use crate::policy::{TargetRate, Tokens};
 pub use pipe::{Pipe, PipeReport, PipeState};
 pub use scheduler::{Ahead, Binding, Limits, Pick, Scheduler, Scheduling};
@@ -54,6 +55,10 @@ pub struct R2cpConfig {
     /// Policy-based aggregation (pTCP §6.2.2, Figure 10): a target rate
     /// served first by a preferred path; `None` aggregates best effort.
     pub target: Option<TargetRate>,
+    /// Coupled increase across the pipes, computed at the receiver from
+    /// its own per-pipe windows and round trips (beyond the papers: each
+    /// pipe otherwise grows as its own RCP).
+    pub coupling: Coupling,
 }
 
 impl R2cpConfig {
@@ -469,6 +474,7 @@ impl R2cpReceiver {
             self.pipes[i].delivered += new;
             self.stats.duplicate_bytes += payload.len() as u64 - new;
             let answered = self.sched.recv(start).is_some();
+            self.couple(i);
             let r = self.pipes[i].on_data(now, h.id);
             self.report(now, i, r);
             if self.buffer.next() > next {
@@ -490,6 +496,28 @@ impl R2cpReceiver {
                 p.close(deq);
             }
         }
+    }
+
+    /// The coupled increase (LIA, RFC 6356 §3) of pipe `i`, from every
+    /// open pipe's window and smoothed round trip as the receiver measures
+    /// them, set before `i` takes an arrival. R²CP's pipes run at the
+    /// receiver, so the same equations apply with the receiver's estimates
+    /// in place of the sender's.
+    fn couple(&mut self, i: usize) {
+        if self.config.coupling == Coupling::Uncoupled {
+            return;
+        }
+        let views: Vec<SubflowView> = self
+            .pipes
+            .iter()
+            .map(|p| SubflowView {
+                cwnd: p.cwnd(),
+                rtt: p.srtt(),
+                interval: p.delivered_since_loss(),
+            })
+            .collect();
+        let scale = increase_scale(self.config.coupling, &views, i);
+        self.pipes[i].set_increase_scale(scale);
     }
 
     /// Deletes pipe `i` (§4.3.2 `close()`): what it had outstanding goes back

@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use crate::cc::coupled::LossIntervals;
 use crate::cc::{Controller, LossCause};
 use crate::endpoint::PathId;
 use crate::rcp::RcpConfig;
@@ -116,6 +117,8 @@ pub struct Pipe {
     out: VecDeque<RcpHeader>,
     /// New bytes this pipe delivered into the receive buffer.
     pub delivered: u64,
+    /// Delivered bytes between and since losses (for coupled increase).
+    intervals: LossIntervals,
     /// Retransmission-timer expiries.
     pub timeouts: u64,
     /// Loss-recovery episodes.
@@ -160,6 +163,7 @@ impl Pipe {
             fin: None,
             out: VecDeque::new(),
             delivered: 0,
+            intervals: LossIntervals::default(),
             timeouts: 0,
             recoveries: 0,
             config,
@@ -220,6 +224,23 @@ impl Pipe {
     /// The congestion window in bytes.
     pub fn cwnd(&self) -> u64 {
         self.cc.window().cwnd
+    }
+
+    /// The smoothed round trip, once sampled.
+    pub fn srtt(&self) -> Option<Duration> {
+        self.rtt.srtt()
+    }
+
+    /// Scales the congestion-avoidance increase (coupled pipes; see
+    /// [`crate::cc::coupled`]).
+    pub fn set_increase_scale(&mut self, scale: f64) {
+        self.cc.set_increase_scale(scale);
+    }
+
+    /// Bytes delivered between its last two losses or since the last one,
+    /// whichever is more (OLIA's ℓ).
+    pub fn delivered_since_loss(&self) -> u64 {
+        self.intervals.value()
     }
 
     /// Bytes requested and neither arrived nor deemed lost.
@@ -542,6 +563,7 @@ impl Pipe {
         };
         let len = r.end - r.start;
         self.in_flight -= len;
+        self.intervals.on_delivered(len);
         self.heard();
         self.rtt.reset_backoff();
         self.rtt.on_sample(r.sent_at, now);
@@ -579,6 +601,7 @@ impl Pipe {
                 self.after_timeout = false;
                 self.fast_retransmit = true;
                 self.recoveries += 1;
+                self.intervals.on_loss();
             }
         }
         report
@@ -636,6 +659,7 @@ impl Pipe {
         if self.rto_deadline.is_some_and(|d| d <= now) {
             self.rto_deadline = None;
             self.timeouts += 1;
+            self.intervals.on_loss();
             if !self.blackout {
                 self.outage_cwnd = Some(self.cwnd());
                 self.expiries = 0;

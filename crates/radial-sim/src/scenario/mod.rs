@@ -19,6 +19,9 @@ use text::{expand, line_of, readable_key, readable_message};
 use std::fmt;
 use std::path::Path;
 
+use crate::red::RedParams;
+use radial_core::cc::coupled::Coupling;
+use radial_core::mptcp;
 use radial_core::ptcp::PtcpConfig;
 use radial_core::r2cp::{R2cpConfig, Scheduling, TargetRate};
 use radial_core::rcp::{Opener, RcpConfig, RcpVariant};
@@ -271,8 +274,26 @@ impl Resolver<'_> {
                         self.loss(v, &format!("link[{i}].loss"), packet_time, &mut channels)?
                     }
                 };
+                let red = match &l.red {
+                    None => None,
+                    Some(t) => {
+                        let d = RedParams::default();
+                        let r = t.get_ref();
+                        let params = RedParams {
+                            min_thresh: r.min_thresh.unwrap_or(d.min_thresh),
+                            max_thresh: r.max_thresh.unwrap_or(d.max_thresh),
+                            max_p: r.max_p.unwrap_or(d.max_p),
+                            weight: r.weight.unwrap_or(d.weight),
+                        };
+                        if let Err(e) = params.check() {
+                            return self.err(Some(t.span()), format!("link[{i}].red"), e);
+                        }
+                        Some(params)
+                    }
+                };
                 links.push(LinkSpec {
                     name,
+                    red,
                     a: ids[0],
                     b: ids[1],
                     rate_forward: l.rate.0,
@@ -412,9 +433,10 @@ impl Resolver<'_> {
                         FlowProtocol::Tcp(self.tcp_config(variant, &table, &key)?)
                     } else if let Some(variant) = RcpVariant::from_name(proto) {
                         FlowProtocol::Rcp(self.rcp_config(variant, &table, &key)?)
-                    } else if let Some(scheduling) = match proto {
-                        "r2cp" => Some(Scheduling::Ranked),
-                        "r2cp-s" => Some(Scheduling::Fcfs),
+                    } else if let Some((scheduling, coupling)) = match proto {
+                        "r2cp" => Some((Scheduling::Ranked, Coupling::Uncoupled)),
+                        "r2cp-s" => Some((Scheduling::Fcfs, Coupling::Uncoupled)),
+                        "r2cp-coupled" => Some((Scheduling::Ranked, Coupling::Lia)),
                         _ => None,
                     } {
                         let mut pipe = self.rcp_config(RcpVariant::Rcp, &table, &key)?;
@@ -429,22 +451,30 @@ impl Resolver<'_> {
                             scheduling,
                             redundant_striping: true,
                             target: None,
+                            coupling,
                         })
-                    } else if proto == "ptcp" {
+                    } else if proto == "ptcp" || mptcp::from_protocol_name(proto).is_some() {
                         let mut tcp = self.tcp_config(TcpVariant::Sack, &table, &key)?;
                         if table.initial_rto.is_none() {
                             // As for R²CP's pipes: a pipe opens as its
                             // interface comes up (RFC 6298's initial RTO).
                             tcp.rtt.initial_rto = PIPE_INITIAL_RTO;
                         }
-                        FlowProtocol::Ptcp(PtcpConfig {
-                            tcp,
-                            ..PtcpConfig::ns2()
-                        })
+                        let base = match mptcp::from_protocol_name(proto) {
+                            Some(coupling) => {
+                                // The application fills the whole send
+                                // buffer (Linux's default): what ECF
+                                // counts as data waiting to be sent.
+                                tcp.unsent_limit = tcp.send_buffer;
+                                mptcp::config(coupling)
+                            }
+                            None => PtcpConfig::ns2(),
+                        };
+                        FlowProtocol::Ptcp(PtcpConfig { tcp, ..base })
                     } else if proto == "apps" {
                         FlowProtocol::Apps(self.rcp_config(RcpVariant::Rcp, &table, &key)?)
                     } else {
-                        return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: {}, rcp, rcp-eln, rcp-sat, r2cp, r2cp-s, ptcp, apps, udp)", TcpVariant::ALL.map(TcpVariant::name).join(", ")));
+                        return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: {}, rcp, rcp-eln, rcp-sat, r2cp, r2cp-s, r2cp-coupled, ptcp, {}, apps, udp)", TcpVariant::ALL.map(TcpVariant::name).join(", "), mptcp::PROTOCOLS.join(", ")));
                     };
                     (protocol, traffic)
                 };
@@ -600,7 +630,7 @@ impl Resolver<'_> {
                         return self.err(
                             Some(f.protocol.span()),
                             format!("flow[{i}].pipes"),
-                            "`pipes` apply to `r2cp`, `r2cp-s`, `ptcp` and `apps` flows only"
+                            "`pipes` apply to multipath flows only (`r2cp`, `r2cp-s`, `r2cp-coupled`, `ptcp`, `mptcp-*`, `apps`)"
                                 .into(),
                         )
                     }

@@ -238,19 +238,44 @@ impl Resolver<'_> {
     ) -> Result<(), ScenarioError> {
         let span = policy.span();
         let key = format!("flow[{i}].policy");
+        let policy = policy.get_ref();
+        if let (Some(name), FlowProtocol::R2cp(_)) = (&policy.scheduler, &*protocol) {
+            return self.err(
+                Some(name.span()),
+                format!("{key}.scheduler"),
+                "`scheduler` applies to MPTCP flows only".into(),
+            );
+        }
         let (redundant_striping, target) = match protocol {
             FlowProtocol::R2cp(c) => (&mut c.redundant_striping, &mut c.target),
-            FlowProtocol::Ptcp(c) => (&mut c.redundant_striping, &mut c.target),
+            FlowProtocol::Ptcp(c) => {
+                if let Some(name) = &policy.scheduler {
+                    let (Some(m), Some(s)) = (
+                        c.mptcp.as_mut(),
+                        radial_core::mptcp::Scheduler::from_name(name.get_ref()),
+                    ) else {
+                        return self.err(
+                            Some(name.span()),
+                            format!("{key}.scheduler"),
+                            format!(
+                                "unknown scheduler `{}` (min-rtt, ecf; MPTCP flows only)",
+                                name.get_ref()
+                            ),
+                        );
+                    };
+                    m.scheduler = s;
+                }
+                (&mut c.redundant_striping, &mut c.target)
+            }
             _ => {
                 return self.err(
                     Some(span),
                     key,
-                    "`policy` applies to `r2cp`, `r2cp-s` and `ptcp` flows only".into(),
+                    "`policy` applies to multipath flows only (`r2cp`, `r2cp-s`, `r2cp-coupled`, `ptcp`, `mptcp-*`)".into(),
                 )
             }
         };
-        let policy = policy.get_ref();
-        *redundant_striping = policy.redundant_striping.unwrap_or(true);
+        *redundant_striping = policy.redundant_striping.unwrap_or(*redundant_striping);
         *target = match (policy.target, &policy.prefer) {
             (None, None) if policy.period.is_none() => None,
             (Some(rate), Some(prefer)) => {
@@ -349,7 +374,7 @@ impl Resolver<'_> {
             return self.err(
                 Some(p.via.span()),
                 format!("{key}.from"),
-                "pTCP pipes all come from the flow's `from`: the sender's engine stripes one stream".into(),
+                format!("`{}` pipes all come from the flow's `from`: the sender's engine stripes one stream", config.name()),
             );
         }
         if j >= radial_core::ptcp::MAX_PIPES {
@@ -357,7 +382,8 @@ impl Resolver<'_> {
                 Some(p.via.span()),
                 format!("{key}.via"),
                 format!(
-                    "a pTCP flow has at most {} pipes",
+                    "a `{}` flow has at most {} pipes",
+                    config.name(),
                     radial_core::ptcp::MAX_PIPES
                 ),
             );
@@ -372,7 +398,8 @@ impl Resolver<'_> {
                         Some(c.span()),
                         format!("{key}.controller"),
                         format!(
-                            "unknown pTCP pipe controller `{}` (tcp-sack, tcp-newreno, tcp-eln)",
+                            "unknown `{}` pipe controller `{}` (tcp-sack, tcp-newreno, tcp-eln)",
+                            config.name(),
                             c.get_ref()
                         ),
                     )

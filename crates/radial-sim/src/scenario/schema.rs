@@ -124,7 +124,23 @@ pub struct LinkTable {
     #[serde(default)]
     pub loss: Option<Spanned<LossValue>>,
     #[serde(default)]
+    pub red: Option<Spanned<RedTable>>,
+    #[serde(default)]
     pub count: Option<u32>,
+}
+
+/// `red = {}` (ns-2's defaults) or with any of its parameters.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedTable {
+    #[serde(default)]
+    pub min_thresh: Option<f64>,
+    #[serde(default)]
+    pub max_thresh: Option<f64>,
+    #[serde(default)]
+    pub max_p: Option<f64>,
+    #[serde(default)]
+    pub weight: Option<f64>,
 }
 
 /// `loss = 0.01` or a table.
@@ -205,6 +221,8 @@ pub struct PolicyTable {
     pub period: Option<Time>,
     #[serde(default)]
     pub redundant_striping: Option<bool>,
+    #[serde(default)]
+    pub scheduler: Option<Spanned<String>>,
 }
 
 /// One pipe of an R²CP flow.

@@ -669,3 +669,69 @@ fn several_zip_groups_each_advance_together() {
         "sweep.zip"
     );
 }
+
+#[test]
+fn mptcp_and_coupled_protocols_by_name() {
+    for (name, pipes) in [
+        ("mptcp-lia", true),
+        ("mptcp-olia", true),
+        ("mptcp-uncoupled", true),
+        ("r2cp-coupled", true),
+    ] {
+        let text = edit("protocol = \"tcp-sack\"", &format!("protocol = \"{name}\""));
+        let sc = Scenario::parse("t.toml", &text).unwrap();
+        let spec = sc.build(&sc.points()[0], 1).unwrap();
+        assert_eq!(spec.flows[0].protocol.name(), name);
+        assert_eq!(!spec.flows[0].pipes.is_empty(), pipes);
+    }
+    let e = expect_error(
+        &edit("protocol = \"tcp-sack\"", "protocol = \"mptcp\""),
+        "flow[0].protocol",
+        "protocol = \"mptcp\"",
+    );
+    assert!(e.message.contains("mptcp-lia"), "{e}");
+}
+
+#[test]
+fn an_mptcp_scheduler_in_the_policy() {
+    let text = edit("protocol = \"tcp-sack\"", "protocol = \"mptcp-lia\"")
+        + "policy = { scheduler = \"ecf\" }\n";
+    let sc = Scenario::parse("t.toml", &text).unwrap();
+    let spec = sc.build(&sc.points()[0], 1).unwrap();
+    let FlowProtocol::Ptcp(c) = &spec.flows[0].protocol else {
+        panic!("not the sender-side engine");
+    };
+    assert_eq!(
+        c.mptcp.map(|m| m.scheduler),
+        Some(radial_core::mptcp::Scheduler::Ecf)
+    );
+    // MPTCP does not stripe redundantly unless the policy says so.
+    assert!(!c.redundant_striping);
+    let bad = edit("protocol = \"tcp-sack\"", "protocol = \"mptcp-lia\"")
+        + "policy = { scheduler = \"blest\" }\n";
+    expect_error(&bad, "flow[0].policy.scheduler", "policy = {");
+    let not_mptcp = edit("protocol = \"tcp-sack\"", "protocol = \"ptcp\"")
+        + "policy = { scheduler = \"ecf\" }\n";
+    expect_error(&not_mptcp, "flow[0].policy.scheduler", "policy = {");
+    let r2cp = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
+        + "policy = { scheduler = \"ecf\" }\n";
+    expect_error(&r2cp, "flow[0].policy.scheduler", "policy = {");
+}
+
+#[test]
+fn red_on_a_link() {
+    let text = edit("queue = 50", "queue = 50\nred = { max_p = 0.2 }");
+    let sc = Scenario::parse("t.toml", &text).unwrap();
+    let spec = sc.build(&sc.points()[0], 1).unwrap();
+    let red = spec.links[0].red.expect("RED");
+    assert_eq!(red.max_p, 0.2);
+    assert_eq!(red.min_thresh, 5.0);
+    let bad = edit(
+        "queue = 50",
+        "queue = 50\nred = { min_thresh = 20, max_thresh = 10 }",
+    );
+    let e = expect_error(&bad, "link[0].red", "red = {");
+    assert!(e.message.contains("max_thresh"), "{e}");
+    let unknown = edit("queue = 50", "queue = 50\nred = { gentle = false }");
+    expect_error(&unknown, "gentle", "red = {");
+}

@@ -3,6 +3,40 @@
 
 use super::*;
 
+/// The links of `spec`, one per direction (forward first), with their
+/// loss and RED random streams; the node at the sending end of each
+/// direction (an interface), and each node's first interface address.
+pub(super) fn build(spec: &RunSpec) -> (Vec<Link>, Vec<u32>, Vec<Option<Addr>>) {
+    let seed = spec.seed;
+    let mut links = Vec::with_capacity(spec.links.len() * 2);
+    let mut iface_node = Vec::with_capacity(spec.links.len() * 2);
+    let mut node_addr: Vec<Option<Addr>> = vec![None; spec.nodes.len()];
+    for l in &spec.links {
+        for (dir, from, to, rate, loss) in [
+            ("fwd", l.a, l.b, l.rate_forward, l.loss_forward),
+            ("rev", l.b, l.a, l.rate_reverse, l.loss_reverse),
+        ] {
+            let model = match loss {
+                LossSpec::None => LossModel::None,
+                LossSpec::Bernoulli(p) => LossModel::Bernoulli(p),
+                LossSpec::GilbertElliott(c) => LossModel::GilbertElliott(c),
+            };
+            let rng = Rng::stream(seed, &format!("link:{}:{dir}:loss", l.name));
+            let mut link = Link::new(l.name.clone(), from, to, rate, l.delay, l.queue, model, rng);
+            if let Some(params) = l.red {
+                let rng = Rng::stream(seed, &format!("link:{}:{dir}:red", l.name));
+                link.red = Some(Red::new(params, rng));
+            }
+            links.push(link);
+            // The interface at the sending end of this direction.
+            let addr = Addr(iface_node.len() as u32);
+            iface_node.push(from);
+            node_addr[from as usize].get_or_insert(addr);
+        }
+    }
+    (links, iface_node, node_addr)
+}
+
 impl Simulator {
     /// True when a link at `node` went down with a signal to the hosts and
     /// has not come back.

@@ -15,6 +15,7 @@ use crate::metrics::{
     Aggregate, FlowReport, HandoffReport, LinkReport, NodeReport, PipePoint, SeriesPoint, Summary,
 };
 use crate::packet::{Addr, Packet};
+use crate::red::Red;
 use crate::rng::Rng;
 use crate::routing::Routing;
 mod build;
@@ -258,36 +259,7 @@ impl Simulator {
     /// Builds the network and agents of `spec`.
     pub fn new(spec: RunSpec) -> Self {
         let seed = spec.seed;
-        let mut links = Vec::with_capacity(spec.links.len() * 2);
-        let mut iface_node = Vec::with_capacity(spec.links.len() * 2);
-        let mut node_addr: Vec<Option<Addr>> = vec![None; spec.nodes.len()];
-        for l in &spec.links {
-            for (dir, from, to, rate, loss) in [
-                ("fwd", l.a, l.b, l.rate_forward, l.loss_forward),
-                ("rev", l.b, l.a, l.rate_reverse, l.loss_reverse),
-            ] {
-                let model = match loss {
-                    LossSpec::None => LossModel::None,
-                    LossSpec::Bernoulli(p) => LossModel::Bernoulli(p),
-                    LossSpec::GilbertElliott(c) => LossModel::GilbertElliott(c),
-                };
-                let rng = Rng::stream(seed, &format!("link:{}:{dir}:loss", l.name));
-                links.push(Link::new(
-                    l.name.clone(),
-                    from,
-                    to,
-                    rate,
-                    l.delay,
-                    l.queue,
-                    model,
-                    rng,
-                ));
-                // The interface at the sending end of this direction.
-                let addr = Addr(iface_node.len() as u32);
-                iface_node.push(from);
-                node_addr[from as usize].get_or_insert(addr);
-            }
-        }
+        let (links, iface_node, node_addr) = links::build(&spec);
         let pairs: Vec<(u32, u32)> = links.iter().map(|l| (l.from, l.to)).collect();
         let routing = Routing::compute(spec.nodes.len(), &pairs);
         let channels = spec

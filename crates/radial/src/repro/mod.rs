@@ -432,6 +432,7 @@ fn apps_below_both(t: &Table, xi: usize, at: &str) -> Check {
 fn fig9a_checks(t: &Table) -> Vec<Check> {
     vec![
         r2cp_tracks_ideal(t, "Mbit/s"),
+        tracks_ideal(t, "r2cp-coupled", "Mbit/s"),
         apps_below_both(t, 0, "the largest bandwidth mismatch (1 against 4 Mbit/s)"),
     ]
 }
@@ -449,6 +450,7 @@ fn fig9b_checks(t: &Table) -> Vec<Check> {
         .unwrap_or((0.0, f64::INFINITY));
     let mut t2 = vec![
         r2cp_tracks_ideal(t, "ms (half of pipe 2's round trip)"),
+        tracks_ideal(t, "r2cp-coupled", "ms (half of pipe 2's round trip)"),
         apps_below_both(
             t,
             t.xs.len().saturating_sub(1),
@@ -739,9 +741,14 @@ fn publish(target: &Target, out: &Path, body: &str) -> Result<(), CliError> {
 }
 
 pub fn repro(which: &str, out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
-    if which == "stress" {
-        if !crate::stress::run(out, jobs(jobs_flag))? {
-            println!("note: some acceptance checks do not hold; see stress.md.");
+    if which == "stress" || which == "league" {
+        let holds = if which == "stress" {
+            crate::stress::run(out, jobs(jobs_flag))?
+        } else {
+            crate::league::run(out, jobs(jobs_flag))?
+        };
+        if !holds {
+            println!("note: some acceptance checks do not hold; see {which}.md.");
         }
         return Ok(());
     }
@@ -762,7 +769,7 @@ pub fn repro(which: &str, out: &Path, jobs_flag: Option<usize>) -> Result<(), Cl
                     .chain(GROUPS.iter().map(|g| g.0))
                     .collect();
                 return Err(CliError::Input(format!(
-                    "unknown figure `{which}` (known: {}, all, stress)",
+                    "unknown figure `{which}` (known: {}, all, stress, league)",
                     names.join(", ")
                 )));
             }

@@ -161,6 +161,17 @@ impl TcpSender {
         self.rtt.srtt()
     }
 
+    /// The smoothed mean deviation of the round-trip time, once sampled.
+    pub fn rttvar(&self) -> Option<crate::time::Duration> {
+        self.rtt.rttvar()
+    }
+
+    /// Scales the congestion-avoidance increase (a coupled multipath
+    /// controller; see [`crate::cc::coupled`]).
+    pub fn set_increase_scale(&mut self, scale: f64) {
+        self.cc.set_increase_scale(scale);
+    }
+
     /// True when the retransmission timer has backed off (the pipe has been
     /// silent for more than one timeout: a blackout).
     pub fn backed_off(&self) -> bool {
