@@ -5,7 +5,41 @@
 use proptest::prelude::*;
 use radial_sim::{RunOutput, Scenario, Simulator};
 
-const PROTOCOLS: [&str; 5] = ["tcp-sack", "tcp-newreno", "tcp-eln", "rcp", "rcp-eln"];
+/// Every protocol that runs between two hosts without a `pipes` list (the
+/// multipath ones then have one pipe from `from` to `to`).
+const PROTOCOLS: [&str; 20] = [
+    "tcp-sack",
+    "tcp-newreno",
+    "tcp-eln",
+    "tcp-sat",
+    "tcp-ho",
+    "tcp-ho-immediate",
+    "tcp-ho-aggressive",
+    "freeze-tcp",
+    "tcp-probing",
+    "rcp",
+    "rcp-eln",
+    "rcp-sat",
+    "r2cp",
+    "r2cp-s",
+    "r2cp-coupled",
+    "ptcp",
+    "mptcp-lia",
+    "mptcp-olia",
+    "mptcp-uncoupled",
+    "apps",
+];
+
+#[test]
+fn the_list_holds_every_protocol() {
+    let names = radial_core::tcp::TcpVariant::ALL
+        .map(|v| v.name())
+        .into_iter()
+        .chain(radial_core::mptcp::PROTOCOLS);
+    for name in names {
+        assert!(PROTOCOLS.contains(&name), "{name} is not drawn");
+    }
+}
 
 fn run(text: &str, seed: u64) -> RunOutput {
     let sc = Scenario::parse("integrity.toml", text).unwrap_or_else(|e| panic!("{e}\n{text}"));
@@ -97,7 +131,10 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         1u64..200,
         2u32..100,
         500u64..20_000,
-        proptest::collection::vec((0usize..3, 20_000u64..2_000_000, 0u64..2000), 1..=3),
+        proptest::collection::vec(
+            (0..PROTOCOLS.len(), 20_000u64..2_000_000, 0u64..2000),
+            1..=3,
+        ),
         any::<u64>(),
     )
         .prop_map(|(loss, delay_ms, queue, rate_kbps, flows, seed)| Case {
@@ -133,6 +170,9 @@ proptest! {
 #[test]
 fn transfer_survives_outages_and_delay_changes_with_the_exact_byte_count() {
     for proto in PROTOCOLS {
+        // The reverse outage is short: a connection sitting out a timer
+        // then may have nothing on the reverse path in one seed, not in all.
+        let mut reverse_hit = false;
         for seed in 1..=3 {
             let text = format!(
                 r#"
@@ -203,7 +243,7 @@ rate = "500kbit/s"
             let fwd = out.summary.links[0].stats;
             let rev = out.summary.links[1].stats;
             assert!(fwd.drops_link_down > 0, "{proto} seed {seed}");
-            assert!(rev.drops_link_down > 0, "{proto} seed {seed}");
+            reverse_hit |= rev.drops_link_down > 0;
             assert!(
                 f.timeouts > 0,
                 "{proto} seed {seed}: the outage needs a timeout"
@@ -216,6 +256,7 @@ rate = "500kbit/s"
                 .windows(2)
                 .all(|w| w[0].delivered <= w[1].delivered));
         }
+        assert!(reverse_hit, "{proto}: the reverse outage hit no seed");
     }
 }
 

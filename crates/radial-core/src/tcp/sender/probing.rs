@@ -20,6 +20,13 @@
 //! trips), and without SACK the burst would resend it all. It recovers as
 //! after duplicate ACKs instead.
 //!
+//! Deviation: each probe's answer is a round-trip sample for the
+//! retransmission timer (a probe has an id of its own, so Karn's ambiguity
+//! does not arise), whichever probe of the cycle it answers. The timer is
+//! not backed off, as the original says; but without the samples a path
+//! whose round trip grew past the timeout during the error would have
+//! every probe declared lost before its answer came back, for ever.
+//!
 //! The survey does not give the comparison. We follow the original's "best
 //! RTT" rule: the path is clear when the faster probe took no longer than
 //! the best round trip seen so far (data and probes), plus one eighth as the
@@ -50,7 +57,12 @@ pub(super) struct Probing {
     best: Option<Duration>,
     cycles: u64,
     immediate: u64,
+    /// The latest probes' ids and send times.
+    sent: std::collections::VecDeque<(u32, Instant)>,
 }
+
+/// Probes whose send times are kept for their answers' round trips.
+const PROBES_KEPT: usize = 16;
 
 /// A probe cycle in progress.
 #[derive(Debug)]
@@ -97,6 +109,10 @@ impl TcpSender {
         c.id = id;
         c.sent = now;
         c.deadline = now + wait;
+        if self.probing.sent.len() == PROBES_KEPT {
+            self.probing.sent.pop_front();
+        }
+        self.probing.sent.push_back((id, now));
         self.planned.push_back(Planned {
             offset: self.highest_ack,
             len: 0,
@@ -110,6 +126,9 @@ impl TcpSender {
     pub(super) fn on_probe_ack(&mut self, now: Instant, id: u32, ack: u64) {
         if ack > self.last_ack {
             self.absorb_ack(now, ack);
+        }
+        if let Some(&(_, sent)) = self.probing.sent.iter().find(|&&(i, _)| i == id) {
+            self.rtt.on_sample(sent, now);
         }
         let Some(c) = self.probing.cycle.as_mut() else {
             return;
