@@ -51,17 +51,32 @@ enum Command {
         /// Parallel simulations (default: available cores).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Run only share I of N of the sweep's runs (1 <= I <= N) and write
+        /// OUT/results-shard-I-of-N.json; `radial merge` joins the shares
+        /// into the results.csv of the whole sweep (docs/cluster.md).
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+    },
+    /// Join the shards of a sweep (`radial sweep --shard I/N`) into the
+    /// results.csv the whole sweep writes.
+    Merge {
+        /// Shard files, or directories holding results-shard-*.json.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Re-create a paper figure: plot, table beside the paper's claim, and the
     /// acceptance checks it is held to, in OUT/<group>.md (e.g.
-    /// docs/results/rcp.md); `stress` runs R²CP's stress classes into
+    /// radial-out/results/rcp.md); `stress` runs R²CP's stress classes into
     /// OUT/stress.md, `league` every multipath protocol on the same grids
-    /// into OUT/league.md.
+    /// into OUT/league.md. `--out docs/results` updates the published pages.
     Repro {
         /// Figure name (rcp-fig5a, rcp-fig4c), `all`, `stress` or `league`.
         figure: String,
-        /// Output directory.
-        #[arg(long, default_value = "docs/results")]
+        /// Output directory (`docs/results` to update the published pages).
+        #[arg(long, default_value = "radial-out/results")]
         out: PathBuf,
         /// Parallel simulations (default: available cores).
         #[arg(long)]
@@ -194,7 +209,9 @@ pub fn main() -> ExitCode {
             scenario,
             out,
             jobs,
-        } => crate::sweep::sweep_cmd(&scenario, &out, jobs),
+            shard,
+        } => crate::sweep::sweep_cmd(&scenario, &out, jobs, shard.as_deref()),
+        Command::Merge { inputs, out } => crate::shard::merge_cmd(&inputs, &out),
         Command::Repro { figure, out, jobs } => crate::repro::repro(&figure, &out, jobs),
         Command::Bench {
             scenario,

@@ -10,6 +10,7 @@ mod net;
 mod plot;
 mod repro;
 mod run;
+mod shard;
 mod stress;
 mod sweep;
 mod timeseries;

@@ -12,6 +12,7 @@ use radial_sim::{RunOutput, Scenario, Simulator};
 
 use crate::cli::{io_err, jobs, CliError};
 use crate::run::write;
+use crate::shard::{Shard, ShardFile};
 
 /// One finished run of a sweep.
 pub struct RunResult {
@@ -30,12 +31,33 @@ pub struct RunResult {
 /// Runs every (point, seed) of `sc` on `jobs` threads. Results come back in
 /// sweep order whatever the thread timing, so outputs are deterministic.
 pub fn run_sweep(sc: &Scenario, jobs: usize, label: &str) -> Result<Vec<RunResult>, CliError> {
+    run_share(sc, jobs, label, None)
+}
+
+/// Every run of `sc` in sweep order, with its index.
+pub fn tasks(sc: &Scenario) -> Vec<(Point, u64)> {
     let mut tasks = Vec::new();
     for p in sc.points() {
         for &seed in &sc.seeds {
             tasks.push((p.clone(), seed));
         }
     }
+    tasks
+}
+
+/// As [`run_sweep`], only the runs `shard` owns (all without one).
+pub fn run_share(
+    sc: &Scenario,
+    jobs: usize,
+    label: &str,
+    shard: Option<Shard>,
+) -> Result<Vec<RunResult>, CliError> {
+    let tasks: Vec<(Point, u64)> = tasks(sc)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| shard.is_none_or(|s| s.owns(*i)))
+        .map(|(_, t)| t)
+        .collect();
     // Build every spec up front: input errors surface before any work.
     let specs = tasks
         .iter()
@@ -101,64 +123,96 @@ const RESULT_COLUMNS: [&str; 14] = [
     "overhead_bytes",
 ];
 
+/// One row of `results.csv` before the columns are chosen: the run's index
+/// in sweep order, every swept parameter's value, and the output columns
+/// formatted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// The run's index in sweep order (points × seeds).
+    pub task: usize,
+    /// The swept parameters' values, in the scenario's order.
+    pub params: Vec<String>,
+    /// [`RESULT_COLUMNS`], formatted.
+    pub fields: Vec<String>,
+}
+
+/// One row per flow and run; `first_task` is the first run's index in the
+/// whole sweep and `stride` the step between runs (a shard's share).
+pub fn rows(sc: &Scenario, results: &[RunResult], first_task: usize, stride: usize) -> Vec<Row> {
+    let opt = |v: Option<f64>| v.map_or(String::new(), |t| format!("{t:.6}"));
+    let mut out = Vec::new();
+    for (i, r) in results.iter().enumerate() {
+        for f in &r.summary.flows {
+            out.push(Row {
+                task: first_task + i * stride,
+                params: sc
+                    .params
+                    .iter()
+                    .map(|(n, _)| r.point.text(n).unwrap_or_default())
+                    .collect(),
+                fields: vec![
+                    r.seed.to_string(),
+                    f.name.clone(),
+                    f.protocol.clone(),
+                    format!("{:.6}", f.goodput_mbps),
+                    f.bytes_delivered.to_string(),
+                    f.retransmits.to_string(),
+                    f.timeouts.to_string(),
+                    f.fast_recoveries.to_string(),
+                    f.corrupt_bytes.to_string(),
+                    opt(f.completion_time_s),
+                    format!("{:.6}", f.max_delivery_gap_s),
+                    f.duplicate_bytes.to_string(),
+                    opt(f.handoff_disruption_s),
+                    f.overhead_bytes.to_string(),
+                ],
+            });
+        }
+    }
+    out
+}
+
 /// `results.csv`: swept parameters, `seed`, `flow`, `protocol`,
 /// `goodput_mbps`, then further metrics (docs/scenarios.md lists them). A
 /// swept parameter named like an output column is not repeated when the
 /// output column always equals it (a swept `protocol` with a single flow);
 /// otherwise it is written as `sweep_<name>`.
 pub fn results_csv(sc: &Scenario, results: &[RunResult]) -> String {
-    let same_as_output = |name: &str| {
-        results.iter().all(|r| {
-            let v = r.point.text(name).unwrap_or_default();
-            r.summary.flows.iter().all(|f| match name {
-                "protocol" => f.protocol == v,
-                "flow" => f.name == v,
-                "seed" => r.seed.to_string() == v,
-                _ => false,
-            })
-        })
+    let names: Vec<String> = sc.params.iter().map(|(n, _)| n.clone()).collect();
+    render(&names, &rows(sc, results, 0, 1))
+}
+
+/// `results.csv` from rows in sweep order.
+pub fn render(names: &[String], rows: &[Row]) -> String {
+    let same_as_output = |k: usize| {
+        let column = match names[k].as_str() {
+            "seed" => 0,
+            "flow" => 1,
+            "protocol" => 2,
+            _ => return false,
+        };
+        rows.iter().all(|r| r.params[k] == r.fields[column])
     };
-    let params: Vec<&str> = sc
-        .params
-        .iter()
-        .map(|(n, _)| n.as_str())
-        .filter(|n| !(RESULT_COLUMNS.contains(n) && same_as_output(n)))
+    let kept: Vec<usize> = (0..names.len())
+        .filter(|&k| !(RESULT_COLUMNS.contains(&names[k].as_str()) && same_as_output(k)))
         .collect();
     let mut out = String::new();
-    for name in &params {
-        if RESULT_COLUMNS.contains(name) {
+    for &k in &kept {
+        if RESULT_COLUMNS.contains(&names[k].as_str()) {
             out.push_str("sweep_");
         }
-        out.push_str(name);
+        out.push_str(&names[k]);
         out.push(',');
     }
     out.push_str(&RESULT_COLUMNS.join(","));
     out.push('\n');
-    let opt = |v: Option<f64>| v.map_or(String::new(), |t| format!("{t:.6}"));
-    for r in results {
-        for f in &r.summary.flows {
-            for name in &params {
-                out.push_str(&r.point.text(name).unwrap_or_default());
-                out.push(',');
-            }
-            out.push_str(&format!(
-                "{},{},{},{:.6},{},{},{},{},{},{},{:.6},{},{},{}\n",
-                r.seed,
-                f.name,
-                f.protocol,
-                f.goodput_mbps,
-                f.bytes_delivered,
-                f.retransmits,
-                f.timeouts,
-                f.fast_recoveries,
-                f.corrupt_bytes,
-                opt(f.completion_time_s),
-                f.max_delivery_gap_s,
-                f.duplicate_bytes,
-                opt(f.handoff_disruption_s),
-                f.overhead_bytes,
-            ));
+    for r in rows {
+        for &k in &kept {
+            out.push_str(&r.params[k]);
+            out.push(',');
         }
+        out.push_str(&r.fields.join(","));
+        out.push('\n');
     }
     out
 }
@@ -188,11 +242,33 @@ pub fn means(results: &[RunResult]) -> Vec<(Point, String, f64, f64, usize)> {
         .collect()
 }
 
-pub fn sweep_cmd(scenario: &Path, out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
+pub fn sweep_cmd(
+    scenario: &Path,
+    out: &Path,
+    jobs_flag: Option<usize>,
+    shard: Option<&str>,
+) -> Result<(), CliError> {
     let sc = Scenario::load(scenario)?;
-    let results = run_sweep(&sc, jobs(jobs_flag), &sc.name)?;
+    let shard = shard.map(Shard::parse).transpose()?;
+    let results = run_share(&sc, jobs(jobs_flag), &sc.name, shard)?;
     std::fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
-    write(&out.join("results.csv"), &results_csv(&sc, &results))?;
+    let written = match shard {
+        None => {
+            let path = out.join("results.csv");
+            write(&path, &results_csv(&sc, &results))?;
+            path
+        }
+        Some(s) => {
+            let names = sc.params.iter().map(|(n, _)| n.clone()).collect();
+            let rows = rows(&sc, &results, s.index - 1, s.count);
+            let file = ShardFile::new(&sc.name, s, tasks(&sc).len(), names, rows);
+            let path = out.join(s.file_name());
+            let json = serde_json::to_string(&file)
+                .map_err(|e| CliError::Failed(format!("shard file: {e}")))?;
+            write(&path, &json)?;
+            path
+        }
+    };
     let corrupt: u64 = results
         .iter()
         .flat_map(|r| &r.summary.flows)
@@ -217,6 +293,6 @@ pub fn sweep_cmd(scenario: &Path, out: &Path, jobs_flag: Option<usize>) -> Resul
             "{corrupt} bytes were delivered corrupted"
         )));
     }
-    println!("wrote {}", out.join("results.csv").display());
+    println!("wrote {}", written.display());
     Ok(())
 }
