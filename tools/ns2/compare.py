@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Side-by-side table of ns-2 and Radial on the validation scenarios.
 
-Reads tools/ns2/out/ns2-{s1,s2,s4}.csv (from run-ns2.sh) and
-tools/ns2/out/radial-{s1,s2,s4}/results.csv (from `radial sweep`), writes the
+Reads ns2-{s1,s2,s4}.csv (from run-ns2.sh) and radial-{s1,s2,s4}/results.csv
+(from `radial sweep`) in $RADIAL_NS2_OUT (default radial-out/validation/work),
+writes the
 Markdown report given as argv[1], and exits 1 if an acceptance criterion of
 the validation scenarios (docs/validation.md) fails:
   S1, S4: mean goodput within 10 % of ns-2 at every grid point, or within the
@@ -12,11 +13,13 @@ Standard library only.
 """
 import csv
 import math
+import os
 import statistics as st
 import sys
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent / "out"
+OUT = Path(os.environ.get("RADIAL_NS2_OUT")
+           or Path(__file__).resolve().parents[2] / "radial-out" / "validation" / "work")
 # Two-sided 95 % Student t quantiles by degrees of freedom.
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
        8: 2.306, 9: 2.262, 10: 2.228, 15: 2.131, 20: 2.086, 30: 2.042}

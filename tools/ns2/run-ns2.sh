@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Run the ns-2 reference grids (one ns process at a time) and write
-#   tools/ns2/out/ns2-s1.csv, ns2-s2.csv, ns2-s4.csv
+#   ns2-s1.csv, ns2-s2.csv, ns2-s4.csv into $RADIAL_NS2_OUT
+#   (default: radial-out/validation/work)
 # with header scenario,param,seed,flow,goodput_mbps,bytes,retransmits
 # (param = loss for S1, delay_ms for S4, empty for S2).
 # Wall time of every S2 run is printed to stderr and written to
-# tools/ns2/out/ns2-s2-walltime.csv.
+# ns2-s2-walltime.csv beside them.
 # Usage: tools/ns2/run-ns2.sh [s1] [s2] [s4]      (default: all)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-OUT="$HERE/out"
+OUT="${RADIAL_NS2_OUT:-$(cd "$HERE/../.." && pwd)/radial-out/validation/work}"
 mkdir -p "$OUT"
 
 command -v ns >/dev/null 2>&1 || "$HERE/install-ns2.sh"

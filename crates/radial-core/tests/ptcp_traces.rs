@@ -426,3 +426,42 @@ fn min_rtt_gives_new_data_to_the_quicker_subflow() {
     let ptcp = late_writes(config(), 6);
     assert!(ptcp.contains(&0), "pTCP sent them on {ptcp:?}");
 }
+
+#[test]
+fn a_full_buffer_behind_the_slow_subflow_has_its_head_resent_on_the_quick_one() {
+    // A 16-segment shared buffer over paths of 5 and 100 ms, nothing lost:
+    // the buffer fills behind data the slow subflow carries, and the quick
+    // one re-sends that head of line (MPTCP's opportunistic
+    // retransmission, Raiciu et al. 2012) instead of waiting.
+    let mut config = mptcp(Coupling::Lia);
+    config.tcp.window = 16;
+    let data = 200_000;
+    let mut net = Net::new(config, data);
+    net.delay = [5, 100];
+    net.path_up(0);
+    net.path_up(1);
+    net.run(10_000);
+    net.intact(data);
+    let on = |path: u16| -> BTreeSet<u64> {
+        net.sent
+            .iter()
+            .filter(|s| s.0 == path && s.2 > 0)
+            .map(|s| s.1)
+            .collect()
+    };
+    // Data the slow subflow carried first went out again on the quick one.
+    let first = |p: u16, off: u64| {
+        net.sent
+            .iter()
+            .find(|s| s.0 == p && s.1 == off)
+            .map(|s| s.3)
+    };
+    let rescued = on(1)
+        .intersection(&on(0))
+        .filter(|&&off| first(1, off) < first(0, off))
+        .count();
+    assert!(
+        rescued > 0,
+        "no head of line was re-sent on the quick subflow"
+    );
+}
