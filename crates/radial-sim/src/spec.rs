@@ -3,10 +3,10 @@
 //! simulator consumes it.
 
 use crate::channel::GilbertElliottParams;
-use radial_core::cc::coupled::Coupling;
+use crate::protocol::Protocol;
 use radial_core::cc::Algorithm;
 use radial_core::ptcp::PtcpConfig;
-use radial_core::r2cp::{R2cpConfig, Scheduling};
+use radial_core::r2cp::R2cpConfig;
 use radial_core::rcp::RcpConfig;
 use radial_core::tcp::TcpConfig;
 use radial_core::{BitRate, Duration};
@@ -158,20 +158,24 @@ pub enum FlowProtocol {
 }
 
 impl FlowProtocol {
+    /// The protocol, by name.
+    pub fn kind(&self) -> Protocol {
+        match self {
+            FlowProtocol::Tcp(c) => Protocol::Tcp(c.variant),
+            FlowProtocol::Rcp(c) => Protocol::Rcp(c.variant),
+            FlowProtocol::R2cp(c) => Protocol::R2cp(c.scheduling, c.coupling),
+            FlowProtocol::Ptcp(c) => match c.mptcp {
+                None => Protocol::Ptcp,
+                Some(m) => Protocol::Mptcp(m.coupling),
+            },
+            FlowProtocol::Apps(_) => Protocol::Apps,
+            FlowProtocol::Udp => Protocol::Udp,
+        }
+    }
+
     /// Protocol name as in results.
     pub fn name(&self) -> &'static str {
-        match self {
-            FlowProtocol::Tcp(c) => c.variant.name(),
-            FlowProtocol::Rcp(c) => c.variant.name(),
-            FlowProtocol::R2cp(c) => match (c.scheduling, c.coupling) {
-                (_, Coupling::Lia | Coupling::Olia) => "r2cp-coupled",
-                (Scheduling::Ranked, Coupling::Uncoupled) => "r2cp",
-                (Scheduling::Fcfs, Coupling::Uncoupled) => "r2cp-s",
-            },
-            FlowProtocol::Ptcp(c) => c.name(),
-            FlowProtocol::Apps(_) => "apps",
-            FlowProtocol::Udp => "udp",
-        }
+        self.kind().name()
     }
 }
 

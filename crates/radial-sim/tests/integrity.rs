@@ -3,42 +3,18 @@
 //! transfer at moderate loss finishes.
 
 use proptest::prelude::*;
+use radial_sim::protocol::Protocol;
 use radial_sim::{RunOutput, Scenario, Simulator};
 
-/// Every protocol that runs between two hosts without a `pipes` list (the
-/// multipath ones then have one pipe from `from` to `to`).
-const PROTOCOLS: [&str; 20] = [
-    "tcp-sack",
-    "tcp-newreno",
-    "tcp-eln",
-    "tcp-sat",
-    "tcp-ho",
-    "tcp-ho-immediate",
-    "tcp-ho-aggressive",
-    "freeze-tcp",
-    "tcp-probing",
-    "rcp",
-    "rcp-eln",
-    "rcp-sat",
-    "r2cp",
-    "r2cp-s",
-    "r2cp-coupled",
-    "ptcp",
-    "mptcp-lia",
-    "mptcp-olia",
-    "mptcp-uncoupled",
-    "apps",
-];
-
-#[test]
-fn the_list_holds_every_protocol() {
-    let names = radial_core::tcp::TcpVariant::ALL
-        .map(|v| v.name())
+/// Every reliable protocol (the multipath ones with one pipe from `from`
+/// to `to`): the table scenario files are read with, so a protocol added
+/// later is drawn too.
+fn protocols() -> Vec<&'static str> {
+    Protocol::all()
         .into_iter()
-        .chain(radial_core::mptcp::PROTOCOLS);
-    for name in names {
-        assert!(PROTOCOLS.contains(&name), "{name} is not drawn");
-    }
+        .filter(|&p| p != Protocol::Udp)
+        .map(Protocol::name)
+        .collect()
 }
 
 fn run(text: &str, seed: u64) -> RunOutput {
@@ -96,7 +72,7 @@ loss = {:.6}
     for &(p, size, start) in &c.flows {
         s.push_str(&format!(
             "\n[[flow]]\nprotocol = \"{}\"\nfrom = \"S\"\nto = \"MH\"\nsize = \"{size}B\"\nstart = \"{start}ms\"\n",
-            PROTOCOLS[p]
+            protocols()[p]
         ));
     }
     s
@@ -105,7 +81,7 @@ loss = {:.6}
 fn check(c: &Case, out: &RunOutput) -> Result<(), TestCaseError> {
     prop_assert_eq!(out.summary.flows.len(), c.flows.len());
     for (f, &(p, size, _)) in out.summary.flows.iter().zip(&c.flows) {
-        prop_assert_eq!(&f.protocol, PROTOCOLS[p]);
+        prop_assert_eq!(&f.protocol, protocols()[p]);
         prop_assert_eq!(f.corrupt_bytes, 0, "{:?}", f);
         prop_assert!(f.bytes_delivered <= size, "{:?}", f);
         if f.completion_time_s.is_some() {
@@ -132,7 +108,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         2u32..100,
         500u64..20_000,
         proptest::collection::vec(
-            (0..PROTOCOLS.len(), 20_000u64..2_000_000, 0u64..2000),
+            (0..protocols().len(), 20_000u64..2_000_000, 0u64..2000),
             1..=3,
         ),
         any::<u64>(),
@@ -169,7 +145,7 @@ proptest! {
 
 #[test]
 fn transfer_survives_outages_and_delay_changes_with_the_exact_byte_count() {
-    for proto in PROTOCOLS {
+    for proto in protocols() {
         // The reverse outage is short: a connection sitting out a timer
         // then may have nothing on the reverse path in one seed, not in all.
         let mut reverse_hit = false;

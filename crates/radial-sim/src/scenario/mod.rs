@@ -19,11 +19,11 @@ use text::{expand, line_of, readable_key, readable_message};
 use std::fmt;
 use std::path::Path;
 
+use crate::protocol::Protocol;
 use crate::red::RedParams;
-use radial_core::cc::coupled::Coupling;
 use radial_core::mptcp;
 use radial_core::ptcp::PtcpConfig;
-use radial_core::r2cp::{R2cpConfig, Scheduling, TargetRate};
+use radial_core::r2cp::{R2cpConfig, TargetRate};
 use radial_core::rcp::{Opener, RcpConfig, RcpVariant};
 use radial_core::tcp::{TcpConfig, TcpVariant};
 use radial_core::{Duration, PathId};
@@ -385,12 +385,21 @@ impl Resolver<'_> {
                         ),
                     );
                 }
-                let proto = f.protocol.get_ref().as_str();
+                let proto: Protocol = match f.protocol.get_ref().parse() {
+                    Ok(p) => p,
+                    Err(message) => {
+                        return self.err(
+                            Some(f.protocol.span()),
+                            format!("flow[{i}].protocol"),
+                            message,
+                        )
+                    }
+                };
                 let onoff = match &f.traffic {
                     Some(t) => Some(self.onoff(t, f.protocol.span(), i)?),
                     None => None,
                 };
-                let (protocol, traffic) = if proto == "udp" {
+                let (protocol, traffic) = if proto == Protocol::Udp {
                     let Some(onoff) = onoff else {
                         return self.err(
                             Some(f.protocol.span()),
@@ -417,64 +426,65 @@ impl Resolver<'_> {
                         (None, None) => Traffic::Bulk,
                     };
                     let key = format!("flow[{i}].tcp");
-                    let protocol = if let Some(variant) = TcpVariant::from_name(proto) {
-                        // RCP-only keys may sit in the shared [tcp] table, but
-                        // not in a TCP flow's own overrides.
-                        if f.tcp
-                            .as_ref()
-                            .is_some_and(|o| o.open.is_some() || o.power_save.is_some())
-                        {
-                            return self.err(
-                                Some(f.protocol.span()),
-                                format!("{key}.open"),
-                                "`open` and `power_save` apply to RCP flows only".into(),
-                            );
-                        }
-                        FlowProtocol::Tcp(self.tcp_config(variant, &table, &key)?)
-                    } else if let Some(variant) = RcpVariant::from_name(proto) {
-                        FlowProtocol::Rcp(self.rcp_config(variant, &table, &key)?)
-                    } else if let Some((scheduling, coupling)) = match proto {
-                        "r2cp" => Some((Scheduling::Ranked, Coupling::Uncoupled)),
-                        "r2cp-s" => Some((Scheduling::Fcfs, Coupling::Uncoupled)),
-                        "r2cp-coupled" => Some((Scheduling::Ranked, Coupling::Lia)),
-                        _ => None,
-                    } {
-                        let mut pipe = self.rcp_config(RcpVariant::Rcp, &table, &key)?;
-                        if table.initial_rto.is_none() {
-                            // RFC 6298's initial RTO for pipes: a pipe often
-                            // opens just as its interface comes up, and a
-                            // lost SYN must not cost ns-2's 3 s.
-                            pipe.rtt.initial_rto = PIPE_INITIAL_RTO;
-                        }
-                        FlowProtocol::R2cp(R2cpConfig {
-                            pipe,
-                            scheduling,
-                            redundant_striping: true,
-                            target: None,
-                            coupling,
-                        })
-                    } else if proto == "ptcp" || mptcp::from_protocol_name(proto).is_some() {
-                        let mut tcp = self.tcp_config(TcpVariant::Sack, &table, &key)?;
-                        if table.initial_rto.is_none() {
-                            // As for R²CP's pipes: a pipe opens as its
-                            // interface comes up (RFC 6298's initial RTO).
-                            tcp.rtt.initial_rto = PIPE_INITIAL_RTO;
-                        }
-                        let base = match mptcp::from_protocol_name(proto) {
-                            Some(coupling) => {
-                                // The application fills the whole send
-                                // buffer (Linux's default): what ECF
-                                // counts as data waiting to be sent.
-                                tcp.unsent_limit = tcp.send_buffer;
-                                mptcp::config(coupling)
+                    let protocol = match proto {
+                        Protocol::Tcp(variant) => {
+                            // RCP-only keys may sit in the shared [tcp]
+                            // table, but not in a TCP flow's own overrides.
+                            if f.tcp
+                                .as_ref()
+                                .is_some_and(|o| o.open.is_some() || o.power_save.is_some())
+                            {
+                                return self.err(
+                                    Some(f.protocol.span()),
+                                    format!("{key}.open"),
+                                    "`open` and `power_save` apply to RCP flows only".into(),
+                                );
                             }
-                            None => PtcpConfig::ns2(),
-                        };
-                        FlowProtocol::Ptcp(PtcpConfig { tcp, ..base })
-                    } else if proto == "apps" {
-                        FlowProtocol::Apps(self.rcp_config(RcpVariant::Rcp, &table, &key)?)
-                    } else {
-                        return self.err(Some(f.protocol.span()), format!("flow[{i}].protocol"), format!("unknown protocol `{proto}` (known: {}, rcp, rcp-eln, rcp-sat, r2cp, r2cp-s, r2cp-coupled, ptcp, {}, apps, udp)", TcpVariant::ALL.map(TcpVariant::name).join(", "), mptcp::PROTOCOLS.join(", ")));
+                            FlowProtocol::Tcp(self.tcp_config(variant, &table, &key)?)
+                        }
+                        Protocol::Rcp(variant) => {
+                            FlowProtocol::Rcp(self.rcp_config(variant, &table, &key)?)
+                        }
+                        Protocol::R2cp(scheduling, coupling) => {
+                            let mut pipe = self.rcp_config(RcpVariant::Rcp, &table, &key)?;
+                            if table.initial_rto.is_none() {
+                                // RFC 6298's initial RTO for pipes: a pipe
+                                // often opens just as its interface comes
+                                // up, and a lost SYN must not cost ns-2's 3 s.
+                                pipe.rtt.initial_rto = PIPE_INITIAL_RTO;
+                            }
+                            FlowProtocol::R2cp(R2cpConfig {
+                                pipe,
+                                scheduling,
+                                redundant_striping: true,
+                                target: None,
+                                coupling,
+                            })
+                        }
+                        Protocol::Ptcp | Protocol::Mptcp(_) => {
+                            let mut tcp = self.tcp_config(TcpVariant::Sack, &table, &key)?;
+                            if table.initial_rto.is_none() {
+                                // As for R²CP's pipes: a pipe opens as its
+                                // interface comes up (RFC 6298's initial RTO).
+                                tcp.rtt.initial_rto = PIPE_INITIAL_RTO;
+                            }
+                            let base = match proto {
+                                Protocol::Mptcp(coupling) => {
+                                    // The application fills the whole send
+                                    // buffer (Linux's default): what ECF
+                                    // counts as data waiting to be sent.
+                                    tcp.unsent_limit = tcp.send_buffer;
+                                    mptcp::config(coupling)
+                                }
+                                _ => PtcpConfig::ns2(),
+                            };
+                            FlowProtocol::Ptcp(PtcpConfig { tcp, ..base })
+                        }
+                        Protocol::Apps => {
+                            FlowProtocol::Apps(self.rcp_config(RcpVariant::Rcp, &table, &key)?)
+                        }
+                        // Taken above: a `udp` flow has no transport table.
+                        Protocol::Udp => FlowProtocol::Udp,
                     };
                     (protocol, traffic)
                 };
@@ -484,10 +494,7 @@ impl Resolver<'_> {
                     .map(sub)
                     .unwrap_or_else(|| format!("{idx}"));
                 let mut protocol = protocol;
-                let multi = matches!(
-                    protocol,
-                    FlowProtocol::R2cp(_) | FlowProtocol::Apps(_) | FlowProtocol::Ptcp(_)
-                );
+                let multi = proto.multipath();
                 let pipes = match (multi, &f.pipes) {
                     (true, Some(list)) => {
                         let mut pipes = Vec::new();
