@@ -2,7 +2,7 @@
 """Side-by-side table of ns-2 and Radial on the validation scenarios.
 
 Reads ns2-{s1,s2,s4}.csv (from run-ns2.sh) and radial-{s1,s2,s4}/results.csv
-(from `radial sweep`) in $RADIAL_NS2_OUT (default radial-out/validation/work),
+(from `radial sweep`) in $RADIAL_NS2_OUT (default radial-out/validation/runs),
 writes the
 Markdown report given as argv[1], and exits 1 if an acceptance criterion of
 the validation scenarios (docs/validation.md) fails:
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 OUT = Path(os.environ.get("RADIAL_NS2_OUT")
-           or Path(__file__).resolve().parents[2] / "radial-out" / "validation" / "work")
+           or Path(__file__).resolve().parents[2] / "radial-out" / "validation" / "runs")
 # Two-sided 95 % Student t quantiles by degrees of freedom.
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
        8: 2.306, 9: 2.262, 10: 2.228, 15: 2.131, 20: 2.086, 30: 2.042}

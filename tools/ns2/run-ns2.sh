@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the ns-2 reference grids (one ns process at a time) and write
 #   ns2-s1.csv, ns2-s2.csv, ns2-s4.csv into $RADIAL_NS2_OUT
-#   (default: radial-out/validation/work)
+#   (default: radial-out/validation/runs)
 # with header scenario,param,seed,flow,goodput_mbps,bytes,retransmits
 # (param = loss for S1, delay_ms for S4, empty for S2).
 # Wall time of every S2 run is printed to stderr and written to
@@ -10,7 +10,7 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-OUT="${RADIAL_NS2_OUT:-$(cd "$HERE/../.." && pwd)/radial-out/validation/work}"
+OUT="${RADIAL_NS2_OUT:-$(cd "$HERE/../.." && pwd)/radial-out/validation/runs}"
 mkdir -p "$OUT"
 
 command -v ns >/dev/null 2>&1 || "$HERE/install-ns2.sh"

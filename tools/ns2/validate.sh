@@ -3,7 +3,7 @@
 # installs Debian's ns2 if missing, runs the S1/S2/S4 grids in ns-2 and in
 # Radial, and writes the side-by-side table into DIR/validation.md
 # (default DIR: radial-out/validation; `--out docs` updates the published
-# page). The runs' outputs go to radial-out/validation/work.
+# page). The runs' outputs go to radial-out/validation/runs.
 # Exits non-zero if an acceptance criterion fails.
 # Usage: tools/ns2/validate.sh [--out DIR]   (from anywhere in the repository)
 set -euo pipefail
@@ -17,7 +17,7 @@ while [ $# -gt 0 ]; do
         *) echo "usage: tools/ns2/validate.sh [--out DIR]" >&2; exit 2 ;;
     esac
 done
-OUT="$ROOT/radial-out/validation/work"
+OUT="$ROOT/radial-out/validation/runs"
 export RADIAL_NS2_OUT="$OUT"
 mkdir -p "$OUT" "$REPORT_DIR"
 REPORT="$REPORT_DIR/validation.md"
