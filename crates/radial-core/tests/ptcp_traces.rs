@@ -168,6 +168,26 @@ impl Net {
     }
 }
 
+/// What path 0 sent in the 10 ms before it went dark at 300 ms went out
+/// again on path 1 afterwards.
+fn path_1_carried_what_path_0_lost_at_300_ms(net: &Net) {
+    let lost: BTreeSet<u64> = net
+        .sent
+        .iter()
+        .filter(|s| s.0 == 0 && s.3 >= 290 && s.3 < 300 && s.2 > 0)
+        .map(|s| s.1)
+        .collect();
+    assert!(!lost.is_empty());
+    for off in &lost {
+        assert!(
+            net.sent
+                .iter()
+                .any(|s| s.0 == 1 && s.1 == *off && s.3 > 300),
+            "{off} never sent again on path 1"
+        );
+    }
+}
+
 fn config() -> PtcpConfig {
     let mut c = PtcpConfig::ns2();
     c.tcp.rtt.initial_rto = Duration::from_secs(1);
@@ -225,21 +245,7 @@ fn a_pipe_that_times_out_has_its_data_carried_by_the_other() {
     net.intact(data);
     // What path 0 had in flight when it died was re-assigned: those
     // offsets went out again on path 1.
-    let lost: BTreeSet<u64> = net
-        .sent
-        .iter()
-        .filter(|s| s.0 == 0 && s.3 >= 290 && s.3 < 300 && s.2 > 0)
-        .map(|s| s.1)
-        .collect();
-    assert!(!lost.is_empty());
-    for off in &lost {
-        assert!(
-            net.sent
-                .iter()
-                .any(|s| s.0 == 1 && s.1 == *off && s.3 > 300),
-            "{off} never re-sent on path 1"
-        );
-    }
+    path_1_carried_what_path_0_lost_at_300_ms(&net);
     // Without redundant striping the silent pipe's probes carry no data.
     assert!(net
         .sent
@@ -326,22 +332,8 @@ fn an_mptcp_subflow_that_times_out_keeps_its_data_and_has_it_reinjected() {
         .filter(|s| s.0 == 0 && s.3 < 300 && s.2 > 0)
         .map(|s| s.1)
         .collect();
-    let lost: BTreeSet<u64> = net
-        .sent
-        .iter()
-        .filter(|s| s.0 == 0 && s.3 >= 290 && s.3 < 300 && s.2 > 0)
-        .map(|s| s.1)
-        .collect();
-    assert!(!lost.is_empty());
     // Reinjected: what path 0 lost went out on path 1 too.
-    for off in &lost {
-        assert!(
-            net.sent
-                .iter()
-                .any(|s| s.0 == 1 && s.1 == *off && s.3 > 300),
-            "{off} never reinjected on path 1"
-        );
-    }
+    path_1_carried_what_path_0_lost_at_300_ms(&net);
     // Fixed mappings: a virtual segment carries the same data every time.
     assert!(fixed_mappings(&net));
     // And path 0's retransmissions into the blackout carry only what it
