@@ -13,12 +13,14 @@
 //! - [`rcp`]: RCP, the receiver-centric transport;
 //! - [`r2cp`]: R²CP, one RCP pipe per path coordinated at the receiver;
 //! - [`ptcp`]: pTCP, one TCP-v pipe per path coordinated at the sender;
-//! - [`policy`]: the target-rate token policy both multi-path engines use.
+//! - [`policy`]: the target-rate token policy both multi-path engines use;
+//! - [`prism`]: PRISM, a proxy that stripes one TCP connection over a community's links.
 
 pub mod cc;
 pub mod endpoint;
 pub mod mptcp;
 pub mod policy;
+pub mod prism;
 pub mod ptcp;
 pub mod r2cp;
 pub mod rcp;

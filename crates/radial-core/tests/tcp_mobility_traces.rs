@@ -25,6 +25,7 @@ fn ack_full(cfg: &TcpConfig, ack: u64, window: u32, flags: Flags, bw: Option<u32
         sack: SackList::default(),
         capability: None,
         bandwidth_kbps: bw,
+        loss: None,
     };
     let mut buf = Vec::new();
     header.emit(&mut buf);

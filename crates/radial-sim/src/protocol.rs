@@ -24,6 +24,9 @@ pub enum Protocol {
     Mptcp(Coupling),
     /// Application striping over RCP connections.
     Apps,
+    /// PRISM's proxy in front of this sender: TCP-PRISM (`prism`) or
+    /// TCP-SACK (`prism-tcp`).
+    Prism(TcpVariant),
     /// Unreliable datagrams.
     Udp,
 }
@@ -43,7 +46,12 @@ impl Protocol {
             Protocol::Ptcp,
         ]);
         all.extend(COUPLINGS.map(Protocol::Mptcp));
-        all.extend([Protocol::Apps, Protocol::Udp]);
+        all.extend([
+            Protocol::Prism(TcpVariant::Prism),
+            Protocol::Prism(TcpVariant::Sack),
+            Protocol::Apps,
+            Protocol::Udp,
+        ]);
         all
     }
 
@@ -58,6 +66,8 @@ impl Protocol {
             Protocol::Ptcp => "ptcp",
             Protocol::Mptcp(c) => mptcp::protocol_name(c),
             Protocol::Apps => "apps",
+            Protocol::Prism(TcpVariant::Prism) => "prism",
+            Protocol::Prism(_) => "prism-tcp",
             Protocol::Udp => "udp",
         }
     }
@@ -66,7 +76,11 @@ impl Protocol {
     pub fn multipath(self) -> bool {
         matches!(
             self,
-            Protocol::R2cp(..) | Protocol::Ptcp | Protocol::Mptcp(_) | Protocol::Apps
+            Protocol::R2cp(..)
+                | Protocol::Ptcp
+                | Protocol::Mptcp(_)
+                | Protocol::Apps
+                | Protocol::Prism(_)
         )
     }
 }

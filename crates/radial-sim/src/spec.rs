@@ -5,6 +5,7 @@
 use crate::channel::GilbertElliottParams;
 use crate::protocol::Protocol;
 use radial_core::cc::Algorithm;
+use radial_core::prism::ImuxConfig;
 use radial_core::ptcp::PtcpConfig;
 use radial_core::r2cp::R2cpConfig;
 use radial_core::rcp::RcpConfig;
@@ -106,7 +107,9 @@ pub struct FlowSpec {
     pub start: Duration,
     /// What the source sends.
     pub traffic: Traffic,
-    /// The pipes of an R²CP or pTCP flow (empty for other protocols).
+    /// The pipes of a multipath flow: R²CP's, pTCP's and MPTCP's paths,
+    /// `apps`' connections, a PRISM flow's community members (empty for
+    /// other protocols).
     pub pipes: Vec<PipeSpec>,
     /// Hard handoffs of a single-path flow: at each time the receiving end
     /// moves to the node of another of the host's interfaces (ascending in
@@ -153,8 +156,22 @@ pub enum FlowProtocol {
     /// receiving application in a buffer of the receive window's size (the
     /// paper's APPS, §4.4.3).
     Apps(RcpConfig),
+    /// PRISM: one TCP connection striped by a proxy over the links of a
+    /// community's members (the flow's pipes).
+    Prism(PrismFlow),
     /// Unreliable datagrams (for on/off cross traffic).
     Udp,
+}
+
+/// A PRISM flow's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PrismFlow {
+    /// The sender's and receiver's TCP (TCP-PRISM or TCP-SACK).
+    pub tcp: TcpConfig,
+    /// The proxy's inverse multiplexer.
+    pub imux: ImuxConfig,
+    /// The node the proxy runs on.
+    pub proxy: u32,
 }
 
 impl FlowProtocol {
@@ -169,6 +186,7 @@ impl FlowProtocol {
                 Some(m) => Protocol::Mptcp(m.coupling),
             },
             FlowProtocol::Apps(_) => Protocol::Apps,
+            FlowProtocol::Prism(c) => Protocol::Prism(c.tcp.variant),
             FlowProtocol::Udp => Protocol::Udp,
         }
     }

@@ -65,6 +65,11 @@ pub enum TcpVariant {
     Freeze,
     /// TCP-Probing: probe cycles and Immediate Recovery.
     Probing,
+    /// TCP-PRISM: TCP-SACK that takes a PRISM proxy's loss notices
+    /// (immediate retransmission, proportional window cut). It runs only
+    /// behind a PRISM proxy, so it is not among the standalone protocols of
+    /// [`TcpVariant::ALL`].
+    Prism,
 }
 
 /// How a TCP-HO sender sets its window when told of a handoff (TCP-HO §IV-B,
@@ -92,6 +97,7 @@ impl TcpVariant {
             TcpVariant::HoAggressive => "tcp-ho-aggressive",
             TcpVariant::Freeze => "freeze-tcp",
             TcpVariant::Probing => "tcp-probing",
+            TcpVariant::Prism => "tcp-prism",
         }
     }
 
@@ -119,7 +125,7 @@ impl TcpVariant {
     }
     /// True for the variants that use SACK and ns-2 Sack1 loss recovery.
     pub fn uses_sack(self) -> bool {
-        matches!(self, TcpVariant::Sack | TcpVariant::Sat)
+        matches!(self, TcpVariant::Sack | TcpVariant::Sat | TcpVariant::Prism)
     }
 
     /// The window rules of this variant.

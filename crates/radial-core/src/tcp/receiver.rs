@@ -277,6 +277,7 @@ impl Endpoint for TcpReceiver {
                 Reply::Handoff(kbps) => Some(kbps),
                 _ => None,
             },
+            loss: None,
         };
         buf.clear();
         header.emit(buf);

@@ -16,6 +16,8 @@
 //! +-----------------------------------+
 //! | capability mask (if options & 1)  |   TCP-HO capability option
 //! | bandwidth, kbit/s (if options & 2)|   TCP-HO bandwidth option
+//! | lost sequence     (if options & 4)|   PRISM loss notice:
+//! | share x 10^4   |  link            |     8 bytes
 //! +-----------------------------------+
 //! |              payload              |
 //! ```
@@ -52,6 +54,10 @@ flags_byte! {
 const OPT_CAPABILITY: u8 = 0x01;
 /// The `options` byte's bit for the bandwidth option.
 const OPT_BANDWIDTH: u8 = 0x02;
+/// The `options` byte's bit for PRISM's loss notice.
+const OPT_LOSS: u8 = 0x04;
+/// The scale of [`LossNotice::share`]: shares are carried in 1/10,000.
+pub const SHARE_SCALE: u16 = 10_000;
 
 /// The capability mask bit that negotiates TCP-HO (TCP-HO §IV-B, Figure 2:
 /// "TCP-HO is negotiated through the last bit").
@@ -64,6 +70,20 @@ pub struct SackBlock {
     pub start: SeqNum,
     /// One past the last byte held.
     pub end: SeqNum,
+}
+
+/// PRISM's negative acknowledgment (PRISM §VI-B.1), added by the proxy to an
+/// acknowledgment on its way to the sender: which segment was lost, on which
+/// of the proxy's links, and the share the window keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LossNotice {
+    /// First byte of the lost segment.
+    pub seq: SeqNum,
+    /// `p = 1 − B_i / (2 Σ B_j)` in units of 1/[`SHARE_SCALE`]: the fraction
+    /// of its window a TCP-PRISM sender keeps.
+    pub share: u16,
+    /// The congested link (the proxy's index).
+    pub link: u16,
 }
 
 /// A decoded TCP-baseline header.
@@ -87,6 +107,8 @@ pub struct TcpHeader {
     /// TCP-HO's bandwidth option, on the mobile host's acknowledgments after
     /// a handoff: the new wireless link's bandwidth in kbit/s.
     pub bandwidth_kbps: Option<u32>,
+    /// PRISM's loss notice, on acknowledgments the proxy passes on.
+    pub loss: Option<LossNotice>,
 }
 
 /// A small fixed-capacity list of SACK blocks (no allocation per segment).
@@ -127,7 +149,8 @@ impl TcpHeader {
         HEADER_LEN
             + 8 * self.sack.len()
             + 4 * (usize::from(self.capability.is_some())
-                + usize::from(self.bandwidth_kbps.is_some()))
+                + usize::from(self.bandwidth_kbps.is_some())
+                + 2 * usize::from(self.loss.is_some()))
     }
 
     fn options_byte(&self) -> u8 {
@@ -137,6 +160,9 @@ impl TcpHeader {
         }
         if self.bandwidth_kbps.is_some() {
             o |= OPT_BANDWIDTH;
+        }
+        if self.loss.is_some() {
+            o |= OPT_LOSS;
         }
         o
     }
@@ -167,6 +193,11 @@ impl TcpHeader {
         if let Some(kbps) = self.bandwidth_kbps {
             out.extend_from_slice(&kbps.to_be_bytes());
         }
+        if let Some(n) = self.loss {
+            out.extend_from_slice(&n.seq.0.to_be_bytes());
+            out.extend_from_slice(&n.share.to_be_bytes());
+            out.extend_from_slice(&n.link.to_be_bytes());
+        }
     }
 
     /// Decodes a header, returning it and the payload that follows.
@@ -179,7 +210,7 @@ impl TcpHeader {
                 known_flags: Flags::ALL,
                 max_blocks: MAX_SACK_BLOCKS,
                 block_len: 8,
-                known_options: OPT_CAPABILITY | OPT_BANDWIDTH,
+                known_options: OPT_CAPABILITY | OPT_BANDWIDTH | OPT_LOSS,
                 options_field: "options",
             },
         )?;
@@ -213,6 +244,24 @@ impl TcpHeader {
             None => None,
         };
         let bandwidth_kbps = option(OPT_BANDWIDTH)?;
+        // The loss notice takes two words.
+        let loss = match (option(OPT_LOSS)?, option(OPT_LOSS)?) {
+            (Some(seq), Some(rest)) => {
+                let share = (rest >> 16) as u16;
+                if share > SHARE_SCALE {
+                    return Err(WireError::BadField {
+                        field: "loss share",
+                        value: u64::from(share),
+                    });
+                }
+                Some(LossNotice {
+                    seq: SeqNum(seq),
+                    share,
+                    link: rest as u16,
+                })
+            }
+            _ => None,
+        };
         let header = TcpHeader {
             flags: Flags(flags),
             conn_id: read_u32(datagram, 4),
@@ -222,6 +271,7 @@ impl TcpHeader {
             sack,
             capability,
             bandwidth_kbps,
+            loss,
         };
         Ok((header, &datagram[needed..]))
     }
@@ -242,9 +292,10 @@ mod tests {
             proptest::collection::vec((any::<u32>(), any::<u32>()), 0..=MAX_SACK_BLOCKS),
             proptest::option::of(any::<u16>()),
             proptest::option::of(any::<u32>()),
+            proptest::option::of((any::<u32>(), 0..=SHARE_SCALE, any::<u16>())),
         )
             .prop_map(
-                |(flags, conn_id, seq, ack, window, blocks, capability, bandwidth_kbps)| {
+                |(flags, conn_id, seq, ack, window, blocks, capability, bandwidth_kbps, loss)| {
                     let mut sack = SackList::default();
                     for (s, e) in blocks {
                         sack.push(SackBlock {
@@ -261,6 +312,11 @@ mod tests {
                         sack,
                         capability,
                         bandwidth_kbps,
+                        loss: loss.map(|(seq, share, link)| LossNotice {
+                            seq: SeqNum(seq),
+                            share,
+                            link,
+                        }),
                     }
                 },
             )
@@ -330,12 +386,27 @@ mod tests {
             })
         );
         // An option bit nobody defined.
-        buf[3] = 0x04;
+        buf[3] = 0x08;
         assert_eq!(
             TcpHeader::parse(&buf),
             Err(WireError::BadField {
                 field: "options",
-                value: 4
+                value: 8
+            })
+        );
+        // A loss notice whose share is above one.
+        let mut buf = Vec::new();
+        TcpHeader {
+            loss: Some(LossNotice::default()),
+            ..TcpHeader::default()
+        }
+        .emit(&mut buf);
+        buf[HEADER_LEN + 4..HEADER_LEN + 6].copy_from_slice(&10_001u16.to_be_bytes());
+        assert_eq!(
+            TcpHeader::parse(&buf),
+            Err(WireError::BadField {
+                field: "loss share",
+                value: 10_001
             })
         );
     }

@@ -8,6 +8,8 @@
 
 mod mobility;
 mod params;
+mod pipes;
+mod prism;
 mod repeat;
 mod schema;
 mod sweep;
@@ -33,8 +35,9 @@ use crate::channel::GilbertElliottParams;
 use crate::rng::Rng;
 use crate::spec::{
     Direction, EnergyModel, FlowProtocol, FlowSpec, LinkAction, LinkSpec, LossSpec, OnOffSpec,
-    PipeSpec, RunSpec, ScheduleSpec, Traffic,
+    PrismFlow, RunSpec, ScheduleSpec, Traffic,
 };
+use pipes::PipeContext;
 use schema::{File, LossValue, StartValue, TcpTable, TrafficTable};
 use sweep::substitute;
 
@@ -483,6 +486,11 @@ impl Resolver<'_> {
                         Protocol::Apps => {
                             FlowProtocol::Apps(self.rcp_config(RcpVariant::Rcp, &table, &key)?)
                         }
+                        Protocol::Prism(variant) => FlowProtocol::Prism(PrismFlow {
+                            tcp: self.tcp_config(variant, &table, &key)?,
+                            imux: radial_core::prism::ImuxConfig::new(&[]),
+                            proxy: u32::MAX,
+                        }),
                         // Taken above: a `udp` flow has no transport table.
                         Protocol::Udp => FlowProtocol::Udp,
                     };
@@ -495,154 +503,20 @@ impl Resolver<'_> {
                     .unwrap_or_else(|| format!("{idx}"));
                 let mut protocol = protocol;
                 let multi = proto.multipath();
-                let pipes = match (multi, &f.pipes) {
-                    (true, Some(list)) => {
-                        let mut pipes = Vec::new();
-                        for (j, p) in list.iter().enumerate() {
-                            let key = format!("flow[{i}].pipes[{j}]");
-                            let via = self.node(
-                                &nodes,
-                                &Spanned::new(p.via.span(), sub(p.via.get_ref())),
-                                format!("{key}.via"),
-                            )?;
-                            let server = match &p.from {
-                                Some(n) => self.node(
-                                    &nodes,
-                                    &Spanned::new(n.span(), sub(n.get_ref())),
-                                    format!("{key}.from"),
-                                )?,
-                                None => from,
-                            };
-                            for (id, k) in [(via, "via"), (server, "from")] {
-                                if !connected[id as usize] {
-                                    return self.err(
-                                        Some(p.via.span()),
-                                        format!("{key}.{k}"),
-                                        format!("node `{}` has no link", nodes[id as usize]),
-                                    );
-                                }
-                            }
-                            let open = p.open.map_or(start, |t| t.0);
-                            if matches!(protocol, FlowProtocol::Apps(_))
-                                && (p.close.is_some() || p.drop.is_some())
-                            {
-                                return self.err(
-                                    Some(p.via.span()),
-                                    format!("{key}.close"),
-                                    "`apps` connections stay open: no `close` or `drop`".into(),
-                                );
-                            }
-                            for (t, k) in [(p.close, "close"), (p.drop, "drop")] {
-                                if t.is_some_and(|c| c.0 <= open) {
-                                    return self.err(
-                                        Some(p.via.span()),
-                                        format!("{key}.{k}"),
-                                        format!("a pipe must {k} after it opens"),
-                                    );
-                                }
-                            }
-                            if let (Some(c), Some(d)) = (p.close, p.drop) {
-                                if d.0 <= c.0 {
-                                    return self.err(
-                                        Some(p.via.span()),
-                                        format!("{key}.close"),
-                                        "a pipe dropped before it is closed is never closed: give one of `close` and `drop`".into(),
-                                    );
-                                }
-                            }
-                            if pipes
-                                .iter()
-                                .any(|q: &PipeSpec| q.via == via && q.server == server)
-                            {
-                                return self.err(
-                                    Some(p.via.span()),
-                                    format!("{key}.via"),
-                                    "two pipes of a flow share an interface and a server".into(),
-                                );
-                            }
-                            if let FlowProtocol::Ptcp(config) = &mut protocol {
-                                self.ptcp_pipe(config, p, j, server, from, &key)?;
-                            }
-                            let controller = match &p.controller {
-                                None => None,
-                                Some(_) if matches!(protocol, FlowProtocol::Ptcp(_)) => None,
-                                Some(c) => match RcpVariant::from_name(c.get_ref()) {
-                                    Some(v) if !v.knows_wireless_losses()
-                                        && matches!(protocol, FlowProtocol::R2cp(_)) =>
-                                    {
-                                        Some(v.algorithm())
-                                    }
-                                    _ => {
-                                        return self.err(
-                                            Some(c.span()),
-                                            format!("{key}.controller"),
-                                            format!(
-                                                "unknown pipe controller `{}` (rcp, rcp-sat; R²CP flows only)",
-                                                c.get_ref()
-                                            ),
-                                        )
-                                    }
-                                },
-                            };
-                            let handoff_to_next = match &p.retire {
-                                None => false,
-                                Some(r)
-                                    if r.get_ref() == "when-next-ready"
-                                        && j + 1 < list.len()
-                                        && matches!(
-                                            protocol,
-                                            FlowProtocol::R2cp(_) | FlowProtocol::Ptcp(_)
-                                        ) =>
-                                {
-                                    true
-                                }
-                                Some(r) => {
-                                    return self.err(
-                                        Some(r.span()),
-                                        format!("{key}.retire"),
-                                        "`retire` takes \"when-next-ready\", on an R²CP or pTCP pipe followed by another".into(),
-                                    )
-                                }
-                            };
-                            pipes.push(PipeSpec {
-                                server,
-                                via,
-                                open,
-                                close: p.close.map(|t| t.0),
-                                drop: p.drop.map(|t| t.0),
-                                controller,
-                                handoff_to_next,
-                            });
-                        }
-                        if pipes.is_empty() {
-                            return self.err(
-                                Some(f.protocol.span()),
-                                format!("flow[{i}].pipes"),
-                                "an R²CP flow needs at least one pipe".into(),
-                            );
-                        }
-                        pipes
-                    }
-                    // One pipe from `from` to `to` for the whole flow.
-                    (true, None) => vec![PipeSpec {
-                        server: from,
-                        via: to,
-                        open: start,
-                        close: None,
-                        drop: None,
-                        controller: None,
-                        handoff_to_next: false,
-                    }],
-                    (false, Some(_)) => {
-                        return self.err(
-                            Some(f.protocol.span()),
-                            format!("flow[{i}].pipes"),
-                            "`pipes` apply to multipath flows only (`r2cp`, `r2cp-s`, `r2cp-coupled`, `ptcp`, `mptcp-*`, `apps`)"
-                                .into(),
-                        )
-                    }
-                    (false, None) => Vec::new(),
-                };
+                let pipes = self.pipes(
+                    &PipeContext {
+                        flow: f,
+                        i,
+                        nodes: &nodes,
+                        connected: &connected,
+                        links: &links,
+                        sub: &sub,
+                        from,
+                        to,
+                        start,
+                    },
+                    &mut protocol,
+                )?;
                 if let Some(policy) = &f.policy {
                     self.policy(&mut protocol, policy, i, pipes.len())?;
                 }

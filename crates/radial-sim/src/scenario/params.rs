@@ -239,6 +239,16 @@ impl Resolver<'_> {
         let span = policy.span();
         let key = format!("flow[{i}].policy");
         let policy = policy.get_ref();
+        if let FlowProtocol::Prism(c) = protocol {
+            return self.prism_policy(c, policy, span, &key);
+        }
+        if let Some(rpc) = &policy.rpc {
+            return self.err(
+                Some(rpc.span()),
+                format!("{key}.rpc"),
+                "`rpc` applies to PRISM flows only".into(),
+            );
+        }
         if let (Some(name), FlowProtocol::R2cp(_)) = (&policy.scheduler, &*protocol) {
             return self.err(
                 Some(name.span()),

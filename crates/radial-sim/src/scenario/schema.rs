@@ -195,6 +195,8 @@ pub struct FlowTable {
     pub policy: Option<Spanned<PolicyTable>>,
     #[serde(default)]
     pub handoffs: Option<Vec<HandoffTable>>,
+    #[serde(default)]
+    pub proxy: Option<Spanned<String>>,
 }
 
 /// A hard handoff of a single-path flow.
@@ -223,6 +225,8 @@ pub struct PolicyTable {
     pub redundant_striping: Option<bool>,
     #[serde(default)]
     pub scheduler: Option<Spanned<String>>,
+    #[serde(default)]
+    pub rpc: Option<Spanned<String>>,
 }
 
 /// One pipe of an R²CP flow.

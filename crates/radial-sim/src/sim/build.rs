@@ -41,6 +41,10 @@ impl Simulator {
                 self.build_ptcp(i, f, *config, node_addr);
                 continue;
             }
+            if let FlowProtocol::Prism(config) = &f.protocol {
+                self.build_prism(i, f, *config, node_addr);
+                continue;
+            }
             let (src_addr, dst_addr) = (
                 node_addr[f.from as usize].expect("validated: node has a link"),
                 node_addr[f.to as usize].expect("validated: node has a link"),
@@ -75,7 +79,10 @@ impl Simulator {
                         )
                     }
                     FlowProtocol::Udp => (None, None, None, None),
-                    FlowProtocol::R2cp(_) | FlowProtocol::Apps(_) | FlowProtocol::Ptcp(_) => {
+                    FlowProtocol::R2cp(_)
+                    | FlowProtocol::Apps(_)
+                    | FlowProtocol::Ptcp(_)
+                    | FlowProtocol::Prism(_) => {
                         unreachable!("built above")
                     }
                 };
@@ -251,7 +258,7 @@ impl Simulator {
     /// The pipes' openings, closings and drops as path events for the
     /// receiving agent; returns the handoff times (changes after the
     /// flow's start).
-    fn schedule_pipes(&mut self, f: &FlowSpec, receiver: u32) -> Vec<Instant> {
+    pub(super) fn schedule_pipes(&mut self, f: &FlowSpec, receiver: u32) -> Vec<Instant> {
         let mut handoffs = Vec::new();
         for (p, pipe) in f.pipes.iter().enumerate() {
             let changes = [
@@ -347,12 +354,12 @@ impl Simulator {
 
 /// Where within its timer tick an endpoint's clock starts, drawn per
 /// endpoint from stream `label` (ns-2's agents do not tick in phase).
-fn tick_offset(seed: u64, label: &str, tick: Duration) -> Duration {
+pub(super) fn tick_offset(seed: u64, label: &str, tick: Duration) -> Duration {
     let mut clock = Rng::stream(seed, label);
     Duration::from_nanos((clock.uniform() * tick.as_nanos() as f64) as u64)
 }
 /// The application at the sending end of a transport flow.
-fn app_source(traffic: Traffic, salt: u64) -> Source {
+pub(super) fn app_source(traffic: Traffic, salt: u64) -> Source {
     match traffic {
         Traffic::Bulk => Source::new(salt, None),
         Traffic::File(n) => Source::new(salt, Some(n)),

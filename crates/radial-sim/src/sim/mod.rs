@@ -20,6 +20,7 @@ use crate::rng::Rng;
 use crate::routing::Routing;
 mod build;
 mod links;
+mod prism;
 mod report;
 
 use crate::spec::{

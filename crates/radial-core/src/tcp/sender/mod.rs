@@ -10,11 +10,13 @@
 //!
 //! The mobility schemes live beside it, each in its own module: TCP-HO's
 //! handoff notification ([`handoff`]), Freeze-TCP's persist mode
-//! ([`persist`]) and TCP-Probing's probe cycle ([`probing`]); and pTCP's
-//! TCP-v pipe, the same sender over virtual bytes ([`virtual_pipe`]).
+//! ([`persist`]) and TCP-Probing's probe cycle ([`probing`]); TCP-PRISM's
+//! response to a proxy's loss notices ([`prism`]); and pTCP's TCP-v pipe,
+//! the same sender over virtual bytes ([`virtual_pipe`]).
 
 mod handoff;
 mod persist;
+mod prism;
 mod probing;
 mod suspend;
 mod virtual_pipe;
@@ -116,6 +118,8 @@ pub struct TcpSender {
     peer_window: Option<u32>,
     /// TCP-Probing's state.
     probing: probing::Probing,
+    /// TCP-PRISM's state.
+    prism: prism::Prism,
 }
 
 impl TcpSender {
@@ -158,6 +162,7 @@ impl TcpSender {
             persist: None,
             peer_window: None,
             probing: probing::Probing::default(),
+            prism: prism::Prism::default(),
             config,
         }
     }
@@ -277,7 +282,11 @@ impl TcpSender {
                     break;
                 }
                 let wnd_limit = self.highest_ack + self.config.window * mss;
-                let retran = self.scoreboard.next_retransmission(self.highest_ack);
+                let retran = if self.walks_holes() {
+                    self.scoreboard.next_retransmission(self.highest_ack)
+                } else {
+                    None
+                };
                 match retran {
                     Some((x, _)) if self.recover.is_some() => {
                         if x + mss > wnd_limit {
@@ -416,8 +425,11 @@ impl TcpSender {
             );
         }
         let sack = &blocks[..header.sack.len()];
+        if let (Some(notice), TcpVariant::Prism) = (header.loss, self.config.variant) {
+            self.on_loss_notice(now, notice);
+        }
         match self.config.variant {
-            TcpVariant::Sack | TcpVariant::Sat => self.on_ack_sack(now, ack, sack),
+            v if v.uses_sack() => self.on_ack_sack(now, ack, sack),
             _ => self.on_ack_newreno(now, ack, header.flags.contains(Flags::ELN)),
         }
         self.report_closed();
@@ -452,6 +464,7 @@ impl TcpSender {
             capability: (p.kind == Kind::Syn && self.config.variant.handoff_mode().is_some())
                 .then_some(CAPABILITY_HANDOFF),
             bandwidth_kbps: None,
+            loss: None,
         };
         buf.clear();
         header.emit(buf);
@@ -548,6 +561,7 @@ impl TcpSender {
         self.fast_recovery = true;
         self.last_action = LastAction::DupAck;
         self.stats.fast_recoveries += 1;
+        self.prism.notice_recovery = false;
         self.loss_response(now, LossCause::Congestion);
         let x = self.last_ack;
         self.scoreboard.mark_retransmitted(x + self.segment_len(x));

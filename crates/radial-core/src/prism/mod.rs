@@ -1,0 +1,62 @@
+//! PRISM (Kim & Shin, "PRISM: Improving the Performance of
+//! Inverse-Multiplexed TCP in Wireless Networks"): a proxy that stripes one
+//! TCP connection over the WWAN links of a mobile community.
+//!
+//! The community's members each have a WWAN link of their own and share a
+//! WLAN. A proxy in the wired network (the receiver's ISP's gateway) takes
+//! the sender's segments and forwards each one, encapsulated, to one member
+//! ([`Imux`] and its link table, [`adas`]); the member decapsulates it and
+//! passes it over the WLAN to the receiver ([`Relay`], GRE in the paper).
+//! The receiver's acknowledgments come back through the proxy, which reads
+//! them, holds the duplicates that striping alone caused, detects losses per
+//! link and tells the sender of them ([`rpc`]). The sender is TCP-SACK, or
+//! TCP-PRISM, which retransmits a reported segment at once and cuts its
+//! window only by the congested link's share (`TcpVariant::Prism`).
+//!
+//! Both ends stay unchanged TCP peers: the receiver is a plain TCP-SACK
+//! receiver, and the proxy never originates data.
+
+pub mod adas;
+mod imux;
+mod relay;
+pub mod rpc;
+
+pub use adas::{LinkTable, Scheduler};
+pub use imux::{Imux, ImuxStats};
+pub use relay::Relay;
+pub use rpc::RpcMode;
+
+/// Most member links one proxy stripes over.
+pub const MAX_LINKS: usize = 16;
+
+/// The proxy's configuration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImuxConfig {
+    /// How links are picked.
+    pub scheduler: Scheduler,
+    /// How much of the Reverse Path Controller runs.
+    pub rpc: RpcMode,
+    /// Number of member links (paths `0..links` of the proxy).
+    pub links: usize,
+    /// Each member link's nominal bandwidth in bit/s (the first `links`
+    /// entries), given when the member joins: the base of its weight.
+    pub bandwidth: [f64; MAX_LINKS],
+    /// Seed of the random scheduler.
+    pub seed: u64,
+}
+
+impl ImuxConfig {
+    /// ADAS with full RPC over links of these bandwidths (bit/s).
+    pub fn new(bandwidths: &[f64]) -> Self {
+        let mut bandwidth = [0.0; MAX_LINKS];
+        let links = bandwidths.len().min(MAX_LINKS);
+        bandwidth[..links].copy_from_slice(&bandwidths[..links]);
+        ImuxConfig {
+            scheduler: Scheduler::Adas,
+            rpc: RpcMode::Full,
+            links,
+            bandwidth,
+            seed: 1,
+        }
+    }
+}
