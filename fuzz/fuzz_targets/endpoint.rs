@@ -12,6 +12,7 @@
 use libfuzzer_sys::fuzz_target;
 use radial_core::cc::coupled::Coupling;
 use radial_core::mptcp;
+use radial_core::prism::{Imux, ImuxConfig, RpcMode, Scheduler};
 use radial_core::ptcp::{PtcpConfig, PtcpReceiver, PtcpSender};
 use radial_core::r2cp::{R2cpConfig, R2cpReceiver, Scheduling};
 use radial_core::rcp::{Opener, RcpConfig, RcpReceiver, RcpSender, RcpVariant};
@@ -75,6 +76,24 @@ fn endpoint(kind: u8) -> Box<dyn Endpoint> {
         }
         // pTCP, or MPTCP with each coupling and scheduler.
         6 => Box::new(PtcpSender::new(sender_side(kind / 8))),
+        // PRISM's proxy with one member link (path 0; the sender is path
+        // 1), each scheduler and RPC mode.
+        7 if (kind / 8) % 2 == 1 => {
+            let pick = usize::from(kind / 16);
+            let mut imux = Imux::new(ImuxConfig {
+                scheduler: Scheduler::ALL[pick % Scheduler::ALL.len()],
+                rpc: RpcMode::ALL[pick % RpcMode::ALL.len()],
+                ..ImuxConfig::new(&[1e6])
+            });
+            imux.handle_event(
+                Instant::ZERO,
+                HostEvent::PathUp {
+                    path: PathId(0),
+                    controller: None,
+                },
+            );
+            Box::new(imux)
+        }
         7 => {
             let mut r = PtcpReceiver::new(PtcpConfig::ns2());
             for p in 0..2 {
@@ -88,9 +107,14 @@ fn endpoint(kind: u8) -> Box<dyn Endpoint> {
             }
             Box::new(r)
         }
-        // Every TCP variant, the mobility schemes' state machines included.
+        // Every TCP variant, the mobility schemes' state machines and
+        // TCP-PRISM included.
         k => {
-            let variant = TcpVariant::ALL[usize::from(kind / 8) % TcpVariant::ALL.len()];
+            let variants: Vec<TcpVariant> = TcpVariant::ALL
+                .into_iter()
+                .chain([TcpVariant::Prism])
+                .collect();
+            let variant = variants[usize::from(kind / 8) % variants.len()];
             let config = TcpConfig::ns2(variant);
             if k == 4 {
                 Box::new(TcpSender::new(config, path))

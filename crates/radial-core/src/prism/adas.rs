@@ -111,10 +111,14 @@ pub struct LinkTable {
 
 impl LinkTable {
     /// A table of links with these nominal bandwidths (bit/s), all inactive.
-    /// Weights are bandwidths relative to the slowest link's (the paper's
-    /// "ratio of the link bandwidth to the least common factor of all
-    /// links' bandwidths", which for arbitrary rates would have no small
-    /// common factor).
+    ///
+    /// A link's weight is its bandwidth over the slowest link's. The paper
+    /// divides by "the least common denominator/factor of all links'
+    /// bandwidths" (§IV-B.1), which is the same for its examples (1800 and
+    /// 600 kbit/s: 3 and 1) but for arbitrary rates is a tiny common factor
+    /// (10 kbit/s for 670, 2090 and 1930 kbit/s): every weight would be in
+    /// the tens or hundreds, every `⌊N_i / W_i⌋` zero, and ADAS no more than
+    /// its Rule 3.
     pub fn new(scheduler: Scheduler, bandwidths: &[f64], seed: u64) -> Self {
         let slowest = bandwidths
             .iter()
@@ -407,6 +411,14 @@ mod tests {
         }
         assert_eq!(t.fastest(), Some(1));
         assert_ne!(t.pick(), Some(1));
+    }
+
+    #[test]
+    fn weights_are_bandwidths_over_the_slowest_links() {
+        let t = table(Scheduler::Adas, &[2.1e6, 1.4e6, 0.7e6]);
+        assert_eq!([t.weight(0), t.weight(1), t.weight(2)], [3.0, 2.0, 1.0]);
+        let t = table(Scheduler::Adas, &[1.8e6, 0.6e6]);
+        assert_eq!([t.weight(0), t.weight(1)], [3.0, 1.0]);
     }
 
     #[test]

@@ -285,10 +285,34 @@ impl Rpc {
         {
             self.max_span = self.max_span.max(o + s.len - cum);
         }
-        let emits = self.decide(old, cum, was_in_loss, &found.losses);
+        let overtaken = self.overtaken(cum, &newly);
+        let emits = self.decide(old, cum, was_in_loss, overtaken, &found.losses);
         self.cum = cum;
         self.segments = self.segments.split_off(&cum);
         (found, emits)
+    }
+
+    /// True when the duplicate acknowledgment for the segments `newly` is
+    /// striping's doing: the segment at the receiver's cumulative point is
+    /// on its way (not lost, not a repair) and every segment the
+    /// acknowledgment reports was sent after it, so it overtook it on a
+    /// faster link. A segment sent before it means the hole is a loss the
+    /// proxy did not see (upstream of it, §V-B.3's "No Data") or a repair
+    /// in flight: then the sender needs the duplicate. Re-sequencing alone
+    /// (no loss detection) holds for a lost hole too, as the paper's
+    /// partial RPC.
+    fn overtaken(&self, cum: u64, newly: &[u64]) -> bool {
+        let Some(hole) = self.segments.get(&cum) else {
+            return false;
+        };
+        let waiting = match self.mode {
+            RpcMode::Resequence => matches!(hole.state, State::InFlight | State::Lost),
+            _ => hole.state == State::InFlight,
+        };
+        waiting
+            && !hole.resent
+            && !newly.is_empty()
+            && newly.iter().all(|o| self.segments[o].sent >= hole.sent)
     }
 
     /// §V-B.2 and Figure 5: hold, release or re-write.
@@ -297,6 +321,7 @@ impl Rpc {
         old: u64,
         cum: u64,
         was_in_loss: bool,
+        overtaken: bool,
         losses: &[(u64, u16)],
     ) -> Vec<Emit> {
         let mut emits = Vec::new();
@@ -327,10 +352,7 @@ impl Rpc {
             }
             emits.push(Emit::Original { notice: None });
         } else {
-            let hole = self.segments.get(&cum).map(|s| s.state);
-            let striping_alone = !was_in_loss && notices.is_empty();
-            let hold = striping_alone && matches!(hole, Some(State::InFlight | State::Lost));
-            if hold {
+            if overtaken && !was_in_loss && notices.is_empty() {
                 return emits;
             }
             // Release every held acknowledgment in its original form, this
@@ -510,5 +532,25 @@ mod tests {
             })
             .collect();
         assert_eq!(notices, [(0, 0), (MSS, 0)]);
+    }
+
+    #[test]
+    fn duplicates_that_are_not_striping_pass_at_once() {
+        // Segment 0 never reached the proxy (lost upstream: "No Data").
+        let mut r = Rpc::new(RpcMode::Full, 2);
+        r.on_forward(t(0), MSS, MSS, 0);
+        let (_, e) = r.on_ack(t(50), 0, &[seg(1)]);
+        assert_eq!(e, [Emit::Original { notice: None }]);
+        // The hole's repair is in flight behind segments sent before it.
+        let mut r = forwarded(RpcMode::Full, &[0, 0, 0]);
+        r.on_forward(t(10), 0, MSS, 1);
+        let (_, e) = r.on_ack(t(50), 0, &[seg(1)]);
+        assert_eq!(e, [Emit::Original { notice: None }]);
+        // A segment sent before the hole's only copy: not overtaking.
+        let mut r = Rpc::new(RpcMode::Full, 2);
+        r.on_forward(t(0), MSS, MSS, 0);
+        r.on_forward(t(5), 0, MSS, 1);
+        let (_, e) = r.on_ack(t(50), 0, &[seg(1)]);
+        assert_eq!(e, [Emit::Original { notice: None }]);
     }
 }

@@ -3,13 +3,14 @@
 use super::pipes::PipeContext;
 use super::schema::PolicyTable;
 use super::{Resolver, ScenarioError};
+use crate::routing::Routing;
 use crate::spec::{PipeSpec, PrismFlow};
 use radial_core::prism::{ImuxConfig, RpcMode, Scheduler, MAX_LINKS};
 use toml::Spanned;
 
 impl Resolver<'_> {
     /// Resolves the flow's `proxy` and gives each member (pipe) the
-    /// bandwidth of its WWAN link from the proxy, the base of its weight.
+    /// bandwidth of its route from the proxy, the base of its weight.
     pub(super) fn prism_members(
         &self,
         c: &PipeContext,
@@ -44,6 +45,13 @@ impl Resolver<'_> {
                 format!("a PRISM proxy stripes over at most {MAX_LINKS} members"),
             );
         }
+        // Directed links, as the simulator routes over them.
+        let directed: Vec<(u32, u32)> = c
+            .links
+            .iter()
+            .flat_map(|l| [(l.a, l.b), (l.b, l.a)])
+            .collect();
+        let routes = Routing::compute(c.nodes.len(), &directed);
         let mut bandwidths = Vec::new();
         for (j, p) in pipes.iter().enumerate() {
             let key = format!("flow[{i}].pipes[{j}]");
@@ -55,26 +63,40 @@ impl Resolver<'_> {
                     "a PRISM flow's data all come from its `from` through the proxy".into(),
                 );
             }
-            let link = c
-                .links
-                .iter()
-                .find(|l| (l.a == proxy && l.b == p.via) || (l.b == proxy && l.a == p.via));
-            let Some(l) = link else {
+            if p.via == proxy {
                 return self.err(
                     table.map(|t| t.via.span()),
                     format!("{key}.via"),
-                    format!(
-                        "member `{}` has no link from the proxy `{}`",
-                        c.nodes[p.via as usize], c.nodes[proxy as usize]
-                    ),
+                    "a member is a node other than the proxy".into(),
                 );
-            };
-            let rate = if l.a == proxy {
-                l.rate_forward
-            } else {
-                l.rate_reverse
-            };
-            bandwidths.push(rate.bps() as f64);
+            }
+            // The member's bandwidth: the slowest link on the route from
+            // the proxy (its WWAN link, the paper's "logical link" through
+            // the ISPs' networks).
+            let mut at = proxy;
+            let mut slowest: Option<f64> = None;
+            while at != p.via {
+                let Some(d) = routes.next_hop(at, p.via) else {
+                    return self.err(
+                        table.map(|t| t.via.span()),
+                        format!("{key}.via"),
+                        format!(
+                            "member `{}` cannot be reached from the proxy `{}`",
+                            c.nodes[p.via as usize], c.nodes[proxy as usize]
+                        ),
+                    );
+                };
+                let l = &c.links[d as usize / 2];
+                let rate = if d % 2 == 0 {
+                    l.rate_forward
+                } else {
+                    l.rate_reverse
+                };
+                let bps = rate.bps() as f64;
+                slowest = Some(slowest.map_or(bps, |s: f64| s.min(bps)));
+                at = directed[d as usize].1;
+            }
+            bandwidths.push(slowest.unwrap_or(0.0));
         }
         let imux = ImuxConfig::new(&bandwidths);
         config.proxy = proxy;

@@ -1,5 +1,6 @@
-//! The friendliness figure (RCP paper Figures 4(a)/(b)): throughput and
-//! its spread over time, against the number of RCP flows among TCP ones.
+//! The friendliness figure (RCP paper Figures 4(a)/(b), PRISM Figure
+//! 15(a)/(b)): throughput and its spread over time, against the number of
+//! newcomer flows (RCP, PRISM) among TCP ones.
 
 use super::*;
 
@@ -7,13 +8,20 @@ use super::*;
 /// each flow's start.
 pub(super) const FRIENDLINESS_TIMES: [f64; 4] = [10.0, 50.0, 150.0, 300.0];
 
+/// The newcomer's name in tables, from the x parameter (`n_rcp` → RCP).
+fn newcomer(x_param: &str) -> String {
+    x_param.trim_start_matches("n_").to_uppercase()
+}
+
 /// Per (x, time): mean over seeds of the flows' mean throughput and CoV, plus
-/// the mean throughput of TCP and RCP flows at the last time.
+/// the mean throughput of TCP and newcomer flows at the last time.
 pub(super) struct Friendliness {
+    /// The newcomer protocol's name (RCP, PRISM).
+    name: String,
     xs: Vec<f64>,
     /// [x][time] → (mean of means, mean of CoVs).
     cells: Vec<Vec<(f64, f64)>>,
-    /// [x] → (TCP flows' mean, RCP flows' mean) at the last time.
+    /// [x] → (TCP flows' mean, newcomer flows' mean) at the last time.
     by_protocol: Vec<(Option<f64>, Option<f64>)>,
 }
 
@@ -59,7 +67,7 @@ pub(super) fn friendliness(results: &[RunResult], x_param: &str) -> Friendliness
             if ti == FRIENDLINESS_TIMES.len() - 1 {
                 for (v, p) in &thr {
                     let q = &mut proto[xi];
-                    if p.starts_with("rcp") {
+                    if !p.starts_with("tcp") {
                         q.2 += v;
                         q.3 += 1;
                     } else {
@@ -71,6 +79,7 @@ pub(super) fn friendliness(results: &[RunResult], x_param: &str) -> Friendliness
         }
     }
     Friendliness {
+        name: newcomer(x_param),
         cells: acc
             .iter()
             .map(|row| {
@@ -113,12 +122,16 @@ pub(super) fn friendliness_checks(f: &Friendliness) -> Vec<Check> {
     }
     vec![
         Check {
-            what: "replacing TCP flows with RCP flows changes the mean per-flow throughput by less than 5 %".into(),
+            what: format!(
+                "replacing TCP flows with {} flows changes the mean per-flow throughput by less than 5 %",
+                f.name
+            ),
             holds: worst_mean < 0.05,
             detail: format!(
-                "largest change {:.2} % ({} RCP flows, t = {} s)",
+                "largest change {:.2} % ({} {} flows, t = {} s)",
                 worst_mean * 100.0,
                 at_mean.0,
+                f.name,
                 at_mean.1
             ),
         },
@@ -126,8 +139,8 @@ pub(super) fn friendliness_checks(f: &Friendliness) -> Vec<Check> {
             what: "… and the CoV by less than 0.05".into(),
             holds: worst_cov < 0.05,
             detail: format!(
-                "largest change {:.4} ({} RCP flows, t = {} s)",
-                worst_cov, at_cov.0, at_cov.1
+                "largest change {:.4} ({} {} flows, t = {} s)",
+                worst_cov, at_cov.0, f.name, at_cov.1
             ),
         },
     ]
@@ -147,14 +160,14 @@ pub(super) fn friendliness_section(
         sc.seeds.len(),
         target.path
     );
-    let _ = write!(md, "| RCP flows |");
+    let _ = write!(md, "| {} flows |", f.name);
     for t in FRIENDLINESS_TIMES {
         let _ = write!(md, " mean @{t} s |");
     }
     for t in FRIENDLINESS_TIMES {
         let _ = write!(md, " CoV @{t} s |");
     }
-    let _ = writeln!(md, " TCP flows | RCP flows |");
+    let _ = writeln!(md, " TCP flows | {} flows |", f.name);
     let _ = writeln!(
         md,
         "|---|{}",

@@ -13,6 +13,18 @@ pub(super) const GROUPS: &[(&str, &[&str])] = &[
         "tcpho-table3",
         &["tcpho-fig6a", "tcpho-fig6b", "tcpho-fig6c"],
     ),
+    (
+        "prism",
+        &[
+            "prism-fig7a",
+            "prism-fig7b",
+            "prism-fig7c",
+            "prism-fig9",
+            "prism-fig10",
+            "prism-fig11",
+            "prism-fig15",
+        ],
+    ),
 ];
 
 /// One variant's row of Table III: Mbit/s at WAN delays of 10, 20, 50 and

@@ -19,12 +19,14 @@ use crate::timeseries::{binned, binned_sd, download, pipe_points, rate_between, 
 
 mod friendliness;
 mod mobility;
+mod prism;
 mod ptcp;
 mod sequence;
 mod targets;
 
 use friendliness::*;
 use mobility::*;
+use prism::*;
 use ptcp::*;
 use sequence::*;
 use targets::*;
@@ -524,7 +526,7 @@ fn section(
         match target.measured {
             Measured::AllReliable => "Mean per-flow goodput in Mbit/s".to_string(),
             Measured::Flow(name) => format!("Goodput of the flow `{name}` in Mbit/s"),
-            Measured::SumReliable => "Aggregate goodput in Mbit/s (for `ideal`: the sum of one RCP flow alone on each path)".to_string(),
+            Measured::SumReliable => "Aggregate goodput in Mbit/s (for `ideal`: the sum of single-path flows alone on each path at once, as the scenario file describes)".to_string(),
             Measured::CompletionTime(name) => format!("Completion time of the flow `{name}` in s"),
         },
         sc.seeds.len(),
