@@ -68,7 +68,7 @@ const SHARED: Case = case!(
 );
 
 /// The protocols, in table order.
-const PROTOCOLS: [&str; 7] = [
+const PROTOCOLS: [&str; 8] = [
     "r2cp",
     "r2cp-coupled",
     "r2cp-s",
@@ -76,6 +76,7 @@ const PROTOCOLS: [&str; 7] = [
     "ptcp",
     "mptcp-lia",
     "mptcp-olia",
+    "prism",
 ];
 
 /// Ours: the receiver-centric protocols.
@@ -131,7 +132,9 @@ fn aggregation_columns(case: &Case, results: &[RunResult]) -> Vec<Column> {
             .point
             .values
             .iter()
-            .filter(|(name, _)| !["protocol", "n_agg", "n_alone"].contains(&name.as_str()))
+            .filter(|(name, _)| {
+                !["protocol", "n_agg", "n_alone", "n_prism"].contains(&name.as_str())
+            })
             .map(|(name, v)| format!("{name}={v}"))
             .collect();
         k.push(format!("seed={}", r.seed));
@@ -345,8 +348,11 @@ Written by `radial repro league --out docs/results` from the scenarios in \
 paths from one server: R²CP (`r2cp`, ranked scheduling; `r2cp-coupled`, \
 with LIA's coupled increase computed at the receiver; `r2cp-s`, first come \
 first served), application striping over RCP connections (`apps`), pTCP \
-(`ptcp`) and MPTCP (`mptcp-lia`, `mptcp-olia`; minRTT scheduler, \
-opportunistic retransmission and penalisation). The aggregation columns are \
+(`ptcp`), MPTCP (`mptcp-lia`, `mptcp-olia`; minRTT scheduler, \
+opportunistic retransmission and penalisation) and PRISM (`prism`: one \
+TCP-PRISM connection striped by a proxy where the paths part, ADAS and full \
+RPC; the host's interfaces pass what they receive to the receiving one over \
+a link of their own, links no other protocol's route uses). The aggregation columns are \
 goodput over the Ideal: TCP-SACK alone on each path at once, with the same \
 receive buffer, summed; each is the mean over the grid's points and three \
 seeds. The receive buffers are 2 × the sum of the bandwidths × the largest \
@@ -355,7 +361,8 @@ round trip and a quarter of that (for two 20 Mbit/s paths also Linux's \
 connection's goodput over that of one TCP-SACK flow through the same \
 bottleneck (mean over two access delays and five seeds; a RED queue, \
 since a drop-tail queue's phase effects decide a deterministic simulation's \
-split by packet size alone). PRISM is not in the table yet.\n\n";
+split by packet size alone; PRISM's proxy sits behind that bottleneck, as \
+in PRISM's own topology).\n\n";
 
 /// Runs the league and writes `league.md`, `league.png` and `league.svg`
 /// into `out`. Returns whether every check holds.
@@ -462,4 +469,20 @@ and on Figure 9(b)'s grid (and at Ideal on both Figure 9 grids with the \
 paper's 256 segments, docs/results/r2cp.md), but at 79 % over the three \
 lossy paths: LIA moves traffic away from the paths that lose more, by \
 design (RFC 6356's third goal), which on disjoint paths leaves capacity \
-unused.\n";
+unused.\n\n\
+**PRISM.** It leads on Figure 9(a)'s grid with 75 segments (100 % of \
+Ideal, `r2cp` 87.5 %) and on Figure 9(b)'s with 105 (99 %, `r2cp` 75 %), \
+and is level with `r2cp` at 19 segments: one sender window over both \
+paths, given to them by ADAS in proportion to their bandwidth, brings the \
+segments nearly in order, so the receive buffer never waits behind a slow \
+path's head of line, and it had no timeout there. That is where R²CP \
+loses to it, for the same reason as to MPTCP (the timeouts above). PRISM \
+falls behind wherever one window is the wrong tool: 86 % on two \
+20 Mbit/s paths (a single Reno-like sawtooth across both paths, cut by a \
+quarter at each loss on a 100-packet queue and regrown one segment per \
+round trip) and 15–19 % over the three lossy paths: every Gilbert-Elliott \
+burst on the WLAN cuts the whole connection's window (to 71 %), about 55 \
+times per run, and the window never grows back to what the satellite path \
+alone needs in flight (375 segments). On the shared bottleneck it takes one \
+TCP's share (its proxy is behind the bottleneck, so TCP-PRISM answers \
+those losses as TCP does).\n";
