@@ -162,41 +162,35 @@ fn outages_on_a_members_link_lose_no_byte() {
     }
 }
 
-#[test]
-fn a_prism_flow_without_a_proxy_or_with_the_proxy_as_member_is_refused() {
-    let no_proxy = community(
-        10,
-        "",
-        &striped("prism", "", "").replace("proxy = \"P\"\n", ""),
-    );
-    let e = Scenario::parse("t.toml", &no_proxy)
+/// The error a PRISM flow's scenario, built from `flow`, is refused with.
+fn refusal(flow: String) -> String {
+    let text = community(10, "", &flow);
+    Scenario::parse("t.toml", &text)
         .and_then(|sc| sc.build(&sc.points()[0], 1).map(|_| ()))
         .unwrap_err()
-        .to_string();
+        .to_string()
+}
+
+#[test]
+fn a_prism_flow_without_a_proxy_or_with_the_proxy_as_member_is_refused() {
+    let e = refusal(striped("prism", "", "").replace("proxy = \"P\"\n", ""));
     assert!(
         e.contains("flow[0].proxy") && e.contains("needs a `proxy`"),
         "{e}"
     );
-    let at_proxy = community(
-        10,
-        "",
-        &striped("prism", "", "").replace("via = \"M2\"", "via = \"P\""),
-    );
-    let e = Scenario::parse("t.toml", &at_proxy)
-        .and_then(|sc| sc.build(&sc.points()[0], 1).map(|_| ()))
-        .unwrap_err()
-        .to_string();
+    let e = refusal(striped("prism", "", "").replace("via = \"M2\"", "via = \"P\""));
     assert!(
         e.contains("pipes[1].via") && e.contains("other than the proxy"),
         "{e}"
     );
-    let bad = community(10, "", &striped("prism", "scheduler = \"min-rtt\"", ""));
-    let e = Scenario::parse("t.toml", &bad)
-        .and_then(|sc| sc.build(&sc.points()[0], 1).map(|_| ()))
-        .unwrap_err()
-        .to_string();
+    let e = refusal(striped("prism", "scheduler = \"min-rtt\"", ""));
     assert!(
         e.contains("policy.scheduler") && e.contains("adas, wrr, rr"),
+        "{e}"
+    );
+    let e = refusal(striped("mptcp-lia", "", ""));
+    assert!(
+        e.contains("flow[0].proxy") && e.contains("PRISM flows only"),
         "{e}"
     );
 }

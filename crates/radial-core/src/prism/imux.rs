@@ -2,11 +2,9 @@
 //! data out over the members' links, the receiver's acknowledgments back
 //! through the Reverse Path Controller.
 
-use std::collections::VecDeque;
-
 use super::adas::LinkTable;
 use super::rpc::{Emit, Rpc, Tracking};
-use super::{ImuxConfig, RpcMode};
+use super::{ImuxConfig, Outbox, RpcMode};
 use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
 use crate::seq::SeqNum;
 use crate::time::Instant;
@@ -44,7 +42,7 @@ pub struct Imux {
     /// The last acknowledgment from the receiver (loss notices for a lost
     /// link ride on copies of it).
     last_ack: Option<TcpHeader>,
-    queue: VecDeque<(PathId, Vec<u8>)>,
+    outbox: Outbox,
     stats: EndpointStats,
     imux: ImuxStats,
 }
@@ -60,7 +58,7 @@ impl Imux {
             base: None,
             highest: 0,
             last_ack: None,
-            queue: VecDeque::new(),
+            outbox: Outbox::default(),
             stats: EndpointStats::default(),
             imux: ImuxStats::default(),
         }
@@ -119,7 +117,7 @@ impl Imux {
             _ => self.table.fastest(),
         };
         match link {
-            Some(l) => self.queue.push_back((PathId(l as u16), datagram.to_vec())),
+            Some(l) => self.outbox.push(PathId(l as u16), datagram.to_vec()),
             None => self.imux.no_link += 1,
         }
     }
@@ -198,7 +196,7 @@ impl Imux {
 
     fn send_to_sender(&mut self, datagram: Vec<u8>) {
         let path = self.sender_path();
-        self.queue.push_back((path, datagram));
+        self.outbox.push(path, datagram);
     }
 
     /// Member link `link` is gone with what it carried: each lost segment
@@ -254,39 +252,12 @@ impl Endpoint for Imux {
         }
     }
 
-    fn poll_transmit(&mut self, _now: Instant, buf: &mut Vec<u8>) -> Option<PathId> {
-        let (path, datagram) = self.queue.pop_front()?;
-        buf.clear();
-        buf.extend_from_slice(&datagram);
-        self.stats.datagrams_sent += 1;
-        Some(path)
-    }
-
-    fn poll_timeout(&self) -> Option<Instant> {
-        None
-    }
-
-    fn handle_timeout(&mut self, _now: Instant) {}
-
-    fn poll_app_event(&mut self) -> Option<AppEvent> {
-        None
-    }
-
-    fn write(&mut self, _data: &[u8]) -> usize {
-        0
-    }
-
-    fn send_capacity(&self) -> usize {
-        0
-    }
-
-    fn close(&mut self) {}
-
-    fn read(&mut self, _buf: &mut [u8]) -> usize {
-        0
-    }
+    super::network_element!();
 
     fn stats(&self) -> EndpointStats {
-        self.stats
+        EndpointStats {
+            datagrams_sent: self.outbox.sent,
+            ..self.stats
+        }
     }
 }

@@ -2,8 +2,7 @@
 //! member's WWAN link and pass it to the receiver over the WLAN (PRISM §II-B,
 //! GRE indirection).
 
-use std::collections::VecDeque;
-
+use super::Outbox;
 use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
 use crate::time::Instant;
 
@@ -11,8 +10,7 @@ use crate::time::Instant;
 /// receiver), and anything from path 1 back to path 0.
 #[derive(Debug, Default)]
 pub struct Relay {
-    queue: VecDeque<(PathId, Vec<u8>)>,
-    stats: EndpointStats,
+    outbox: Outbox,
 }
 
 impl Relay {
@@ -29,45 +27,18 @@ impl Endpoint for Relay {
         } else {
             PathId(0)
         };
-        self.queue.push_back((out, datagram.to_vec()));
+        self.outbox.push(out, datagram.to_vec());
     }
 
     fn handle_event(&mut self, _now: Instant, _event: HostEvent) {}
 
-    fn poll_transmit(&mut self, _now: Instant, buf: &mut Vec<u8>) -> Option<PathId> {
-        let (path, datagram) = self.queue.pop_front()?;
-        buf.clear();
-        buf.extend_from_slice(&datagram);
-        self.stats.datagrams_sent += 1;
-        Some(path)
-    }
-
-    fn poll_timeout(&self) -> Option<Instant> {
-        None
-    }
-
-    fn handle_timeout(&mut self, _now: Instant) {}
-
-    fn poll_app_event(&mut self) -> Option<AppEvent> {
-        None
-    }
-
-    fn write(&mut self, _data: &[u8]) -> usize {
-        0
-    }
-
-    fn send_capacity(&self) -> usize {
-        0
-    }
-
-    fn close(&mut self) {}
-
-    fn read(&mut self, _buf: &mut [u8]) -> usize {
-        0
-    }
+    super::network_element!();
 
     fn stats(&self) -> EndpointStats {
-        self.stats
+        EndpointStats {
+            datagrams_sent: self.outbox.sent,
+            ..EndpointStats::default()
+        }
     }
 }
 
