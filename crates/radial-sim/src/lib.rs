@@ -6,6 +6,7 @@ pub mod event;
 pub mod link;
 pub mod metrics;
 pub mod packet;
+pub mod pcap;
 pub mod protocol;
 pub mod red;
 pub mod rng;

@@ -12,6 +12,8 @@ pub struct Packet {
     pub src: Addr,
     /// Destination interface.
     pub dst: Addr,
+    /// The agent (socket) that sent it.
+    pub src_agent: u32,
     /// The agent (socket) at the destination that receives it.
     pub dst_agent: u32,
     /// Bytes the packet occupies on a link (datagram plus lower-layer

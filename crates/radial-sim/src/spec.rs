@@ -40,6 +40,10 @@ pub struct RunSpec {
     pub overhead_bytes: u32,
     /// Interval of the time series.
     pub sample_interval: Duration,
+    /// Links the scenario asks to capture (`[trace] pcap`), by name.
+    pub pcap: Vec<String>,
+    /// Bytes kept of each captured packet.
+    pub snaplen: u32,
 }
 
 /// Power drawn by a node's radio in each state, in watts.

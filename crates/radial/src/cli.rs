@@ -40,6 +40,11 @@ enum Command {
         /// Output directory.
         #[arg(long, default_value = "radial-out/run")]
         out: PathBuf,
+        /// Capture the packets crossing this link (both directions) into
+        /// OUT/LINK.pcap, as the scenario's `[trace] pcap` does; repeat for
+        /// several links. Wireshark reads it with tools/wireshark/radial.lua.
+        #[arg(long, value_name = "LINK")]
+        pcap: Vec<String>,
     },
     /// Run every sweep point and seed of a scenario in parallel; write results.csv.
     Sweep {
@@ -204,7 +209,8 @@ pub fn main() -> ExitCode {
             seed,
             set,
             out,
-        } => crate::run::run(&scenario, seed, &set, &out),
+            pcap,
+        } => crate::run::run(&scenario, seed, &set, &out, &pcap),
         Command::Sweep {
             scenario,
             out,

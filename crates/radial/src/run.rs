@@ -1,9 +1,10 @@
 //! `radial run`: one simulation.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant as WallClock;
 
 use radial_sim::metrics::{pipes_csv, series_csv};
+use radial_sim::sim::CaptureError;
 use radial_sim::{Scenario, Simulator};
 
 use crate::cli::{io_err, parse_sets, CliError};
@@ -13,16 +14,20 @@ pub fn run(
     seed: Option<u64>,
     sets: &[String],
     out: &Path,
+    pcap: &[String],
 ) -> Result<(), CliError> {
     let sc = Scenario::load(scenario)?;
     let point = sc.point_with(&parse_sets(sets)?)?;
     let seed = seed.unwrap_or(sc.seeds[0]);
     let spec = sc.build(&point, seed)?;
     let names: Vec<String> = spec.flows.iter().map(|f| f.name.clone()).collect();
-    let started = WallClock::now();
-    let output = Simulator::new(spec).run();
-    let wall = started.elapsed().as_secs_f64();
+    let (scenario_links, snaplen) = (spec.pcap.clone(), spec.snaplen);
     std::fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
+    let mut sim = Simulator::new(spec);
+    let captures = capture_links(&mut sim, &scenario_links, pcap, snaplen, out)?;
+    let started = WallClock::now();
+    let output = sim.run();
+    let wall = started.elapsed().as_secs_f64();
     let summary = serde_json::to_string_pretty(&output.summary).expect("summary serialises");
     write(&out.join("summary.json"), &(summary + "\n"))?;
     write(&out.join("series.csv"), &series_csv(&output.series, &names))?;
@@ -50,6 +55,17 @@ pub fn run(
             f.name, f.protocol, f.goodput_mbps, f.retransmits, f.timeouts
         );
     }
+    for (c, path) in output.captures.iter().zip(&captures) {
+        match &c.error {
+            None => println!(
+                "captured {} packets of {} in {}",
+                c.packets,
+                c.link,
+                path.display()
+            ),
+            Some(e) => return Err(io_err(path, std::io::Error::new(e.kind(), e.to_string()))),
+        }
+    }
     println!(
         "{} events in {:.3} s wall ({:.2} M events/s); wrote {}",
         events,
@@ -58,6 +74,48 @@ pub fn run(
         out.display()
     );
     Ok(())
+}
+
+/// Opens OUT/LINK.pcap for each link the scenario's `[trace]` or `--pcap`
+/// names (once each) and starts its capture; the files, in that order.
+fn capture_links(
+    sim: &mut Simulator,
+    scenario: &[String],
+    flags: &[String],
+    snaplen: u32,
+    out: &Path,
+) -> Result<Vec<PathBuf>, CliError> {
+    let mut names: Vec<&String> = Vec::new();
+    for n in scenario.iter().chain(flags) {
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    let mut files = Vec::new();
+    for name in names {
+        let file: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let path = out.join(format!("{file}.pcap"));
+        let f = std::fs::File::create(&path).map_err(|e| io_err(&path, e))?;
+        sim.capture(name, Box::new(std::io::BufWriter::new(f)), snaplen)
+            .map_err(|e| match e {
+                CaptureError::UnknownLink(..) => {
+                    let _ = std::fs::remove_file(&path);
+                    CliError::Input(format!("--pcap: {e}"))
+                }
+                CaptureError::Io(e) => io_err(&path, e),
+            })?;
+        files.push(path);
+    }
+    Ok(files)
 }
 
 pub fn describe_point(p: &radial_sim::scenario::Point) -> String {

@@ -250,6 +250,13 @@ pub fn sweep_cmd(
 ) -> Result<(), CliError> {
     let sc = Scenario::load(scenario)?;
     let shard = shard.map(Shard::parse).transpose()?;
+    if let Some(p) = sc.points().first() {
+        if !sc.build(p, sc.seeds[0])?.pcap.is_empty() {
+            eprintln!(
+                "note: a sweep writes no packet captures; `radial run` writes those of [trace]"
+            );
+        }
+    }
     let results = run_share(&sc, jobs(jobs_flag), &sc.name, shard)?;
     std::fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
     let written = match shard {

@@ -14,6 +14,7 @@ mod repeat;
 mod schema;
 mod sweep;
 mod text;
+mod trace;
 pub mod units;
 
 use text::{expand, line_of, readable_key, readable_message};
@@ -650,6 +651,7 @@ impl Resolver<'_> {
         let link_handoffs = self.link_handoffs(&file, &links, seed, &mut schedule)?;
         // Entries at the same time apply in the file's order.
         schedule.sort_by_key(|e| e.at);
+        let (pcap, snaplen) = self.trace(&file.trace, &links)?;
         Ok(RunSpec {
             name: file.scenario.name,
             duration: file.scenario.duration.0,
@@ -666,6 +668,8 @@ impl Resolver<'_> {
                 .scenario
                 .sample_interval
                 .map_or(Duration::from_millis(100), |t| t.0),
+            pcap,
+            snaplen,
         })
     }
 }

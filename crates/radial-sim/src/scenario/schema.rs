@@ -25,6 +25,8 @@ pub struct File {
     pub handoffs: Vec<LinkHandoffTable>,
     #[serde(default)]
     pub mobility: Option<MobilityTable>,
+    #[serde(default)]
+    pub trace: TraceTable,
     /// Read by [`super::Scenario::parse`] before substitution.
     #[serde(default)]
     #[allow(dead_code)]
@@ -343,4 +345,15 @@ pub struct TransitionTable {
     pub to: Spanned<String>,
     pub probability: f64,
     pub outage: Time,
+}
+
+/// Packet captures (`[trace]`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceTable {
+    /// Links whose packets are written to `<link>.pcap` by `radial run`.
+    #[serde(default)]
+    pub pcap: Vec<Spanned<String>>,
+    /// Bytes kept of each packet, IPv4 and UDP headers included.
+    pub snaplen: Option<Spanned<u32>>,
 }

@@ -19,9 +19,13 @@ use crate::red::Red;
 use crate::rng::Rng;
 use crate::routing::Routing;
 mod build;
+mod capture;
 mod links;
 mod prism;
 mod report;
+mod traffic;
+
+pub use capture::{CaptureError, CaptureReport};
 
 use crate::spec::{
     Direction, FlowProtocol, FlowSpec, LinkAction, LossSpec, OnOffSpec, RunSpec, ScheduleSpec,
@@ -242,6 +246,7 @@ pub struct Simulator {
     read_buf: Vec<u8>,
     /// Per link: down, and the hosts at its ends were told so.
     signalled_down: Vec<bool>,
+    captures: capture::Captures,
     end: Instant,
 }
 
@@ -254,6 +259,8 @@ pub struct RunOutput {
     pub series: Vec<SeriesPoint>,
     /// Time series per pipe of multi-path flows.
     pub pipe_series: Vec<PipePoint>,
+    /// The packet captures of [`Simulator::capture`].
+    pub captures: Vec<CaptureReport>,
 }
 
 impl Simulator {
@@ -291,6 +298,7 @@ impl Simulator {
             scratch: Vec::new(),
             read_buf: vec![0; 64 * 1024],
             signalled_down: vec![false; spec.links.len()],
+            captures: Default::default(),
             spec,
         };
         sim.build_flows(&node_addr);
@@ -350,7 +358,11 @@ impl Simulator {
             self.dispatch(ev);
         }
         self.net.now = self.end;
-        self.report()
+        let captures = self.finish_captures();
+        RunOutput {
+            captures,
+            ..self.report()
+        }
     }
 
     fn dispatch(&mut self, ev: EventKind) {
@@ -441,6 +453,7 @@ impl Simulator {
         }
         match outcome {
             Ok(p) => {
+                self.tap(l, &p);
                 if self.net.iface_node[p.dst.0 as usize] == to {
                     self.deliver(p);
                 } else {
@@ -668,6 +681,7 @@ impl Simulator {
                     let p = Packet {
                         src: b.addr,
                         dst: b.peer_addr,
+                        src_agent: i as u32,
                         dst_agent: b.peer_agent,
                         wire_len: buf.len() as u32 + self.net.overhead,
                         data: buf,
@@ -730,61 +744,6 @@ impl Simulator {
         // Either end of a connection may open it.
         self.service(sender);
         self.service(receiver);
-    }
-
-    /// One step of a Pareto on/off source: emit a datagram while on, toggle
-    /// at the end of each period.
-    fn on_off(&mut self, s: u32) {
-        let now = self.net.now;
-        let src = &mut self.sources[s as usize];
-        let spec = src.spec;
-        let until = match src.on_until {
-            Some(u) if now < u => u,
-            Some(_) => {
-                // On period over: stay off for a Pareto-distributed time.
-                src.on_until = None;
-                let off = src.rng.pareto(spec.off.as_secs_f64(), spec.shape);
-                self.net.events.push(
-                    now + Duration::from_secs_f64(off),
-                    EventKind::Source { source: s },
-                );
-                return;
-            }
-            None => {
-                let on = src.rng.pareto(spec.on.as_secs_f64(), spec.shape);
-                let u = now + Duration::from_secs_f64(on);
-                src.on_until = Some(u);
-                u
-            }
-        };
-        let agent = &mut self.agents[src.agent as usize];
-        if let Some(app) = agent.source.as_mut() {
-            // An on/off application over a transport: it offers one
-            // datagram's worth of bytes per step.
-            app.offer(u64::from(spec.packet_size));
-            let a = src.agent as usize;
-            let gap = spec.rate.transmission_time(u64::from(spec.packet_size));
-            self.net
-                .events
-                .push((now + gap).min(until), EventKind::Source { source: s });
-            self.service(a);
-            return;
-        }
-        let wire_len = spec.packet_size + self.net.overhead;
-        let p = Packet {
-            src: agent.addr,
-            dst: agent.peer_addr,
-            dst_agent: agent.peer_agent,
-            wire_len,
-            data: Vec::new(),
-        };
-        let node = agent.node;
-        let flow = agent.flow as usize;
-        self.flows[flow].udp_sent += 1;
-        self.net.forward(node, p);
-        let gap = spec.rate.transmission_time(u64::from(wire_len));
-        let next = (now + gap).min(until);
-        self.net.events.push(next, EventKind::Source { source: s });
     }
 }
 

@@ -185,6 +185,7 @@ impl Simulator {
             })
             .collect();
         RunOutput {
+            captures: Vec::new(),
             summary: Summary {
                 scenario: self.spec.name.clone(),
                 seed: self.spec.seed,
