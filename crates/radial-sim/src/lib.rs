@@ -1,6 +1,7 @@
 //! Radial's deterministic packet-level network simulator.
 
 pub mod app;
+pub mod batch;
 pub mod channel;
 pub mod event;
 pub mod link;

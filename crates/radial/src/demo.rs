@@ -3,8 +3,8 @@
 //! The mobile host of pTCP Figure 3 on the Figure 6 topology
 //! (`scenarios/demo.toml`): five phases across WLAN-0, WLAN-1, the WWAN,
 //! WLAN-2/3 with aggregation, and the WWAN again, with background TCP and
-//! Pareto traffic. R²CP (one pipe per interface) against single-state
-//! TCP-SACK and RCP that hand off hard. Writes a Markdown summary, the sweep's
+//! Pareto traffic. R²CP and pTCP (one pipe per interface) against
+//! single-state TCP-SACK and RCP that hand off hard. Writes a Markdown summary, the sweep's
 //! `results.csv`, a sequence-number plot and a throughput plot to the output
 //! directory.
 
@@ -15,7 +15,7 @@ use radial_sim::metrics::PipePoint;
 use radial_sim::Scenario;
 
 use crate::cli::{io_err, jobs, CliError};
-use crate::plot::{line_plot, Figure, Series};
+use crate::plot::{line_plot_with, protocol_color, Decor, Figure, Series, Style};
 use crate::run::write;
 use crate::sweep::{results_csv, run_sweep};
 use crate::timeseries::{binned, download, rate_between, stall_after};
@@ -41,6 +41,30 @@ const HANDOFFS: [(f64, &str); 4] = [
     (100.0, "100 s: WLAN-3 lost"),
 ];
 
+/// The phases as the figures label them.
+const PHASE_LABELS: [(f64, f64, &str); 5] = [
+    (0.0, 21.0, "I: WLAN-0"),
+    (21.0, 43.0, "II: WLAN-1"),
+    (43.0, 60.0, "III: WWAN"),
+    (60.0, 100.0, "IV: WLAN-2/3 + WWAN"),
+    (100.0, 120.0, "V: WWAN"),
+];
+
+/// Moments the figures mark: each change of interface, and WLAN-1's
+/// arrival within phase II.
+const MARKS: [f64; 5] = [21.0, 24.1, 43.0, 60.0, 100.0];
+
+/// The host's interfaces in the order of the multi-path flow's pipes.
+const INTERFACES: [&str; 4] = ["WLAN-0", "WLAN-1", "WWAN", "WLAN-2/3"];
+
+/// Each interface's colour in the pipes figure (none a protocol's colour).
+const INTERFACE_COLORS: [plotters::style::RGBColor; 4] = [
+    plotters::style::RGBColor(230, 140, 0),
+    plotters::style::RGBColor(0, 170, 190),
+    plotters::style::RGBColor(140, 90, 40),
+    plotters::style::RGBColor(200, 60, 140),
+];
+
 /// How long after a handoff a stall is attributed to it.
 const STALL_WATCH_S: f64 = 8.0;
 
@@ -61,8 +85,9 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
          pTCP Figure 3's trajectory on its Figure 6 topology (`scenarios/demo.toml`, seed {}): \
          a backlogged download from FH while the host moves WLAN-0 → WLAN-1 → WWAN → \
          WLAN-2/3 with the WWAN → WWAN, among 10 background TCP flows and 100 Pareto on/off flows. \
-         `r2cp` opens one pipe per interface as addresses come and aggregates WLAN and WWAN in phase IV; \
-         `rcp` and `tcp-sack` are single-state connections that move to each new address (hard handoffs).\n",
+         `r2cp` (receiver-centric) and `ptcp` (sender-centric) open one pipe per interface as addresses come \
+         and aggregate WLAN and WWAN in phase IV; `rcp` and `tcp-sack` are single-state connections that \
+         move to each new address (hard handoffs).\n",
         sc.seeds[0]
     );
     let _ = writeln!(
@@ -73,6 +98,9 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
     let _ = writeln!(md, "|---|{}---|---|", "---|".repeat(PHASES.len()));
     let mut sequence = Vec::new();
     let mut throughput = Vec::new();
+    let mut styles = Vec::new();
+    let mut pipes = Vec::new();
+    let mut pipe_styles = Vec::new();
     let mut stalls = String::new();
     let mut pipes_md = String::new();
     for r in &results {
@@ -110,7 +138,17 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
             label: name.clone(),
             points: binned(&pts),
         });
-        pipe_rows(&mut pipes_md, &mut sequence, &name, fi, &r.pipe_series);
+        styles.push(Style {
+            color: protocol_color(&name),
+            dashed: false,
+        });
+        for (path, series) in pipe_rows(&mut pipes_md, &name, fi, &r.pipe_series) {
+            pipe_styles.push(Style {
+                color: INTERFACE_COLORS[path % INTERFACE_COLORS.len()],
+                dashed: name != "r2cp",
+            });
+            pipes.push(series);
+        }
     }
     let _ = writeln!(
         md,
@@ -122,53 +160,71 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
     if !pipes_md.is_empty() {
         let _ = writeln!(
             md,
-            "R²CP's pipes (MB each brought into the receive buffer):\n\n{pipes_md}"
+            "The multi-path protocols' pipes (MB each brought into the receive buffer):\n\n{pipes_md}"
         );
     }
     let _ = writeln!(
         md,
-        "![Sequence progression](sequence.png)\n\n![Throughput in 1 s bins](throughput.png)\n"
+        "![Sequence progression](sequence.png)\n\n![Throughput in 1 s bins](throughput.png)\n\n\
+         ![What each pipe brought](pipes.png)\n"
     );
     let _ = writeln!(
         md,
-        "Files: `sequence.png`/`.svg` (in-order bytes against time; R²CP's pipes too), \
-         `throughput.png`/`.svg` (1 s bins), `results.csv` (one row per flow and run).\n\
+        "Files: `sequence.png`/`.svg` (bytes delivered in order to the application against time), \
+         `throughput.png`/`.svg` (the same in 1 s bins), `pipes.png`/`.svg` (bytes each pipe of \
+         the multi-path protocols brought into the receive buffer, in or out of order), \
+         `results.csv` (one row per flow and run). Shaded bands and labels are the phases; dashed \
+         lines the moments the host's interfaces change.\n\
          Reproduce one run: `radial run scenarios/demo.toml --set protocol=r2cp --set n_multi=1 --set n_single=0`."
     );
     write(&out.join("summary.md"), &md)?;
-    line_plot(
-        &out.join("sequence"),
-        &Figure {
-            title: "Sequence progression along pTCP Figure 3's trajectory",
+    let figures = [
+        (
+            "sequence",
+            "Sequence progression along pTCP Figure 3's trajectory",
+            "bytes delivered in order to the application (MB)",
+            &sequence,
+            &styles,
+        ),
+        (
+            "throughput",
+            "Throughput of in-order delivery (1 s bins)",
+            "in-order throughput (Mbit/s)",
+            &throughput,
+            &styles,
+        ),
+        (
+            "pipes",
+            "What each pipe brought (solid: r2cp, dashed: ptcp)",
+            "bytes a pipe brought into the receive buffer (MB)",
+            &pipes,
+            &pipe_styles,
+        ),
+    ];
+    for (file, title, y_label, series, styles) in figures {
+        let fig = Figure {
+            title,
             x_label: "time (s)",
-            y_label: "delivered in order (MB)",
+            y_label,
             log_x: false,
-            series: &sequence,
-        },
-    )?;
-    line_plot(
-        &out.join("throughput"),
-        &Figure {
-            title: "Instantaneous throughput (1 s bins)",
-            x_label: "time (s)",
-            y_label: "throughput (Mbit/s)",
-            log_x: false,
-            series: &throughput,
-        },
-    )?;
+            series,
+        };
+        let decor = Decor {
+            spans: &PHASE_LABELS,
+            marks: &MARKS,
+            styles,
+            legend_right: true,
+        };
+        line_plot_with(&out.join(file), &fig, &decor)?;
+    }
     print!("{md}");
     println!("wrote {}", out.display());
     Ok(())
 }
 
-/// A line per pipe of a multi-path flow, and its sequence curve.
-fn pipe_rows(
-    md: &mut String,
-    sequence: &mut Vec<Series>,
-    name: &str,
-    fi: u32,
-    pipes: &[PipePoint],
-) {
+/// A line of `md` per pipe of a multi-path flow, and each pipe's curve
+/// with its path index.
+fn pipe_rows(md: &mut String, name: &str, fi: u32, pipes: &[PipePoint]) -> Vec<(usize, Series)> {
     let mut paths: Vec<u16> = pipes
         .iter()
         .filter(|p| p.flow == fi)
@@ -176,7 +232,7 @@ fn pipe_rows(
         .collect();
     paths.sort_unstable();
     paths.dedup();
-    const INTERFACES: [&str; 4] = ["WLAN-0", "WLAN-1", "WWAN", "WLAN-2/3"];
+    let mut out = Vec::new();
     for path in paths {
         let pts: Vec<(f64, f64)> = pipes
             .iter()
@@ -190,9 +246,13 @@ fn pipe_rows(
             path + 1,
             pts.last().map_or(0.0, |p| p.1)
         );
-        sequence.push(Series {
-            label: format!("{name}: {label} pipe"),
-            points: pts,
-        });
+        out.push((
+            path as usize,
+            Series {
+                label: format!("{name}: {label} pipe"),
+                points: pts,
+            },
+        ));
     }
+    out
 }

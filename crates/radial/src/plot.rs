@@ -42,6 +42,41 @@ pub struct Figure<'a> {
     pub series: &'a [Series],
 }
 
+/// How one curve is drawn.
+#[derive(Clone, Copy, Debug)]
+pub struct Style {
+    /// Its colour.
+    pub color: RGBColor,
+    /// Dashed instead of solid.
+    pub dashed: bool,
+}
+
+/// What a figure shows beyond its curves.
+#[derive(Default)]
+pub struct Decor<'a> {
+    /// Spans of x (start, end, label): shaded in turn, labelled at the top.
+    pub spans: &'a [(f64, f64, &'a str)],
+    /// Moments marked by a vertical dashed line.
+    pub marks: &'a [f64],
+    /// Each curve's style, by index (curves beyond take the palette).
+    pub styles: &'a [Style],
+    /// The legend in a column right of the plot, off the data.
+    pub legend_right: bool,
+}
+
+/// Protocols' colours: the same protocol has the same colour in every
+/// figure that passes its curves a [`Style`] from here.
+pub fn protocol_color(name: &str) -> RGBColor {
+    match name {
+        "r2cp" => RGBColor(0, 90, 181),
+        "ptcp" => RGBColor(150, 60, 170),
+        "rcp" => RGBColor(220, 50, 32),
+        "tcp-sack" => RGBColor(0, 150, 80),
+        "mptcp-lia" => RGBColor(230, 140, 0),
+        _ => RGBColor(60, 60, 60),
+    }
+}
+
 const COLORS: [RGBColor; 8] = [
     RGBColor(0, 90, 181),
     RGBColor(220, 50, 32),
@@ -55,17 +90,36 @@ const COLORS: [RGBColor; 8] = [
 
 /// Writes `stem.png` and `stem.svg`.
 pub fn line_plot(stem: &Path, fig: &Figure<'_>) -> Result<(), CliError> {
+    line_plot_with(stem, fig, &Decor::default())
+}
+
+/// Writes `stem.png` and `stem.svg`, with `decor`.
+pub fn line_plot_with(stem: &Path, fig: &Figure<'_>, decor: &Decor<'_>) -> Result<(), CliError> {
     ensure_font();
     let png = stem.with_extension("png");
     let svg = stem.with_extension("svg");
+    let size = if decor.legend_right {
+        (1060, 560)
+    } else {
+        (900, 560)
+    };
     draw(
-        BitMapBackend::new(&png, (900, 560)).into_drawing_area(),
+        BitMapBackend::new(&png, size).into_drawing_area(),
         fig,
+        decor,
     )
     .map_err(|e| CliError::Failed(format!("{}: {e}", png.display())))?;
-    draw(SVGBackend::new(&svg, (900, 560)).into_drawing_area(), fig)
+    draw(SVGBackend::new(&svg, size).into_drawing_area(), fig, decor)
         .map_err(|e| CliError::Failed(format!("{}: {e}", svg.display())))?;
     Ok(())
+}
+
+/// Curve `i`'s style.
+fn style_of(decor: &Decor<'_>, i: usize) -> Style {
+    decor.styles.get(i).copied().unwrap_or(Style {
+        color: COLORS[i % COLORS.len()],
+        dashed: false,
+    })
 }
 
 fn bounds(fig: &Figure<'_>) -> (f64, f64, f64) {
@@ -92,14 +146,25 @@ fn bounds(fig: &Figure<'_>) -> (f64, f64, f64) {
 }
 
 fn draw<DB: DrawingBackend>(
-    area: DrawingArea<DB, plotters::coord::Shift>,
+    whole: DrawingArea<DB, plotters::coord::Shift>,
     fig: &Figure<'_>,
+    decor: &Decor<'_>,
 ) -> Result<(), Box<dyn std::error::Error>>
 where
     DB::ErrorType: 'static,
 {
-    area.fill(&WHITE)?;
-    let (x0, x1, y1) = bounds(fig);
+    whole.fill(&WHITE)?;
+    let (area, legend) = if decor.legend_right {
+        let (w, _) = whole.dim_in_pixel();
+        let (a, l) = whole.split_horizontally(w - 200);
+        (a, Some(l))
+    } else {
+        (whole.clone(), None)
+    };
+    let (x0, x1, mut y1) = bounds(fig);
+    if !decor.spans.is_empty() {
+        y1 *= 1.08; // room for the spans' labels
+    }
     let mut builder = ChartBuilder::on(&area);
     builder
         .caption(fig.title, ("sans-serif", 22))
@@ -117,31 +182,64 @@ where
                 .axis_desc_style(("sans-serif", 17))
                 .light_line_style(RGBColor(235, 235, 235))
                 .draw()?;
+            for (k, &(a, b, label)) in decor.spans.iter().enumerate() {
+                if k % 2 == 1 {
+                    chart.draw_series(std::iter::once(Rectangle::new(
+                        [(a, 0.0), (b, y1)],
+                        RGBColor(120, 120, 120).mix(0.10).filled(),
+                    )))?;
+                }
+                chart.draw_series(std::iter::once(Text::new(
+                    label.to_string(),
+                    (a + (x1 - x0) * 0.006, y1 * 0.985),
+                    ("sans-serif", 13).into_font().color(&RGBColor(70, 70, 70)),
+                )))?;
+            }
+            for &m in decor.marks {
+                chart.draw_series(DashedLineSeries::new(
+                    vec![(m, 0.0), (m, y1 * 0.94)],
+                    5,
+                    4,
+                    RGBColor(110, 110, 110).stroke_width(1),
+                ))?;
+            }
             for (i, s) in fig.series.iter().enumerate() {
-                let c = COLORS[i % COLORS.len()];
+                let st = style_of(decor, i);
+                let c = st.color;
                 let pts: Vec<(f64, f64)> = s
                     .points
                     .iter()
                     .copied()
                     .filter(|p| !fig.log_x || p.0 > 0.0)
                     .collect();
-                chart
-                    .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))?
-                    .label(s.label.clone())
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                    });
+                if st.dashed {
+                    chart
+                        .draw_series(DashedLineSeries::new(pts.clone(), 8, 5, c.stroke_width(2)))?
+                        .label(s.label.clone())
+                        .legend(move |(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 8, y)], c.stroke_width(2))
+                        });
+                } else {
+                    chart
+                        .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))?
+                        .label(s.label.clone())
+                        .legend(move |(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                        });
+                }
                 if pts.len() <= 60 {
                     chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
                 }
             }
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 15))
-                .position(SeriesLabelPosition::LowerLeft)
-                .draw()?;
+            if legend.is_none() {
+                chart
+                    .configure_series_labels()
+                    .background_style(WHITE.mix(0.85))
+                    .border_style(BLACK)
+                    .label_font(("sans-serif", 15))
+                    .position(SeriesLabelPosition::LowerLeft)
+                    .draw()?;
+            }
         }};
     }
     if fig.log_x {
@@ -149,6 +247,60 @@ where
     } else {
         finish!(builder.build_cartesian_2d(x0..x1, 0.0..y1)?);
     }
-    area.present()?;
+    if let Some(l) = legend {
+        draw_legend(&l, fig, decor)?;
+    }
+    whole.present()?;
     Ok(())
+}
+
+/// The legend as a column of its own: a sample of each curve's line and
+/// its label, wrapped to the column's width.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    fig: &Figure<'_>,
+    decor: &Decor<'_>,
+) -> Result<(), Box<dyn std::error::Error>>
+where
+    DB::ErrorType: 'static,
+{
+    let font = ("sans-serif", 14).into_font();
+    let mut y = 70;
+    for (i, s) in fig.series.iter().enumerate() {
+        let st = style_of(decor, i);
+        let sample: Vec<(i32, i32)> = vec![(4, y + 8), (34, y + 8)];
+        if st.dashed {
+            area.draw(&PathElement::new(
+                vec![(4, y + 8), (14, y + 8)],
+                st.color.stroke_width(2),
+            ))?;
+            area.draw(&PathElement::new(
+                vec![(20, y + 8), (30, y + 8)],
+                st.color.stroke_width(2),
+            ))?;
+        } else {
+            area.draw(&PathElement::new(sample, st.color.stroke_width(2)))?;
+        }
+        for line in wrap(&s.label, 20) {
+            area.draw(&Text::new(line, (42, y), font.clone()))?;
+            y += 18;
+        }
+        y += 8;
+    }
+    Ok(())
+}
+
+/// `text` cut into lines of at most `width` characters at spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 1 + word.chars().count() <= width => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }

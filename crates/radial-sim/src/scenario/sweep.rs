@@ -236,15 +236,53 @@ impl Scenario {
                     key: k.clone(),
                     message: "no such sweep parameter".into(),
                 })?;
-            slot.1 = v
-                .parse::<i64>()
-                .map(toml::Value::Integer)
-                .or_else(|_| v.parse::<f64>().map(toml::Value::Float))
-                .or_else(|_| v.parse::<bool>().map(toml::Value::Boolean))
-                .unwrap_or_else(|_| toml::Value::String(v.clone()));
+            slot.1 = value_of(v);
         }
         Ok(p)
     }
+
+    /// Sweeps `name` over `values` instead of the file's list (read as
+    /// `--set` reads a value); every point must still build. Unknown names,
+    /// zipped parameters and empty lists are errors, which leave the
+    /// scenario as it was.
+    pub fn sweep_over(&mut self, name: &str, values: &[String]) -> Result<(), ScenarioError> {
+        let err = |message: &str| ScenarioError {
+            file: self.file.clone(),
+            line: None,
+            key: name.to_string(),
+            message: message.into(),
+        };
+        if values.is_empty() {
+            return Err(err("an empty list of values"));
+        }
+        if self.zip.iter().any(|g| g.iter().any(|n| n == name)) {
+            return Err(err(
+                "a zipped parameter's values change only with its group's",
+            ));
+        }
+        let Some(k) = self.params.iter().position(|(n, _)| n == name) else {
+            return Err(err("no such sweep parameter"));
+        };
+        let new = values.iter().map(|v| value_of(v)).collect();
+        let old = std::mem::replace(&mut self.params[k].1, new);
+        for p in self.points() {
+            if let Err(e) = self.build(&p, self.seeds[0]) {
+                self.params[k].1 = old;
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A parameter's value as given on a command line: an integer, a float, a
+/// boolean, or else a string.
+fn value_of(v: &str) -> toml::Value {
+    v.parse::<i64>()
+        .map(toml::Value::Integer)
+        .or_else(|_| v.parse::<f64>().map(toml::Value::Float))
+        .or_else(|_| v.parse::<bool>().map(toml::Value::Boolean))
+        .unwrap_or_else(|_| toml::Value::String(v.to_string()))
 }
 
 /// Replaces `"${p}"` by the value and `${p}` inside strings by its text,
