@@ -62,6 +62,8 @@ fn endpoint(kind: u8) -> Box<dyn Endpoint> {
                 redundant_striping: true,
                 target: None,
                 coupling,
+                // The second pipe is RCP-ELN: wireless-loss reports reach it.
+                eln_paths: 0b10,
             });
             for p in 0..2 {
                 r.handle_event(

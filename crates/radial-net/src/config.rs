@@ -35,5 +35,6 @@ pub fn r2cp_config(conn: u16) -> R2cpConfig {
         redundant_striping: true,
         target: None,
         coupling: radial_core::cc::coupled::Coupling::Uncoupled,
+        eln_paths: 0,
     }
 }

@@ -1,23 +1,32 @@
 //! A user-space link emulator on loopback: each emulated path is a relay
-//! whose two directions are links like the simulator's (a rate, a one-way
-//! delay, a drop-tail queue counted in packets, independent random loss) and
-//! which can be taken down and brought up. A client reaches the server
-//! through path `i` by sending to [`Emulator::front`]`(i)`; the server sees
-//! the relay's own socket as the peer, one per path. Nothing leaves the
-//! host. A relay serves one client: replies go to the address it last
-//! heard from on its front.
+//! whose two directions are the simulator's own links
+//! ([`radial_link::link::Link`]: a rate, a one-way delay, a drop-tail queue
+//! counted in packets, Bernoulli or Gilbert-Elliott loss after the link),
+//! driven by the wall clock, and which can be taken down and brought up or
+//! change rate. A client reaches the server through path `i` by sending to
+//! [`Emulator::front`]`(i)`; the server sees the relay's own socket as the
+//! peer, one per path. Nothing leaves the host. A relay serves one client:
+//! replies go to the address it last heard from on its front.
 
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use mio::net::UdpSocket;
 use mio::{Events, Interest, Poll, Token};
+use radial_core::{BitRate, Instant};
+use radial_link::channel::{ClockedChannel, GilbertElliottParams, LossModel};
+use radial_link::link::{DropCause, Link};
+use radial_link::packet::{Addr, Packet};
+use radial_link::rng::Rng;
+
+/// Bytes of IP and UDP headers a datagram occupies on a link beyond its own.
+const FRAMING: u32 = 28;
 
 /// One direction of a path.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,6 +59,19 @@ pub struct GilbertElliott {
     pub bad_mean: Duration,
 }
 
+impl GilbertElliott {
+    /// The simulator's parameters of this channel.
+    fn params(&self) -> GilbertElliottParams {
+        let d = |t: Duration| radial_core::Duration::from_nanos(t.as_nanos() as u64);
+        GilbertElliottParams {
+            good_loss: self.good_loss,
+            bad_loss: self.bad_loss,
+            good_mean: d(self.good_mean),
+            bad_mean: d(self.bad_mean),
+        }
+    }
+}
+
 impl LinkModel {
     /// A lossless link with a queue of one bandwidth-delay product of
     /// `rtt` (at least 2 packets of 1500 bytes).
@@ -72,6 +94,10 @@ pub struct PathModel {
     pub up: LinkModel,
     /// Server → client.
     pub down: LinkModel,
+    /// Both directions' Gilbert-Elliott channels are one channel state (a
+    /// scenario file's `shared = true`, its default), with `down`'s
+    /// parameters; otherwise each direction has its own.
+    pub shared_channel: bool,
 }
 
 /// Changes while the emulator runs.
@@ -94,75 +120,104 @@ pub struct PathCounters {
     pub lost: u64,
 }
 
-/// A packet crossing one direction.
+/// The arrival at the far end of the head packet of one direction of a
+/// path, as scheduled when it became the head.
 #[derive(Debug, PartialEq, Eq)]
-struct InFlight {
+struct Arrival {
     at: Instant,
     seq: u64,
     path: usize,
     down: bool,
-    data: Vec<u8>,
+    generation: u32,
 }
 
-impl Ord for InFlight {
+impl Ord for Arrival {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
         // Earliest first in a max-heap.
         (o.at, o.seq).cmp(&(self.at, self.seq))
     }
 }
 
-impl PartialOrd for InFlight {
+impl PartialOrd for Arrival {
     fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(o))
     }
 }
 
-/// One direction's transmitter: when it is free, and the departure times of
-/// the packets accepted and not yet on the wire.
-#[derive(Debug, Default)]
-struct Transmitter {
-    free_at: Option<Instant>,
-    starts: VecDeque<Instant>,
-    /// The Gilbert-Elliott channel's state and when it next changes.
-    bad: bool,
-    toggle_at: Option<Instant>,
+/// One direction of a path: the simulator's link, whose loss may follow
+/// one of its relay's Gilbert-Elliott channels (`LossModel::GilbertElliott`
+/// names it).
+struct Direction {
+    link: Link,
 }
 
-impl Transmitter {
-    /// The loss probability of `link` at `now`, moving its channel on.
-    fn loss_at(&mut self, link: &LinkModel, now: Instant, rng: &mut Rng) -> f64 {
-        let Some(ge) = link.channel else {
-            return link.loss;
+impl Direction {
+    /// A direction of `model` whose channel, if it has one, is the relay's
+    /// channel `channel`.
+    fn new(model: &LinkModel, channel: u32, seed: u64, label: &str) -> Self {
+        let loss = match model.channel {
+            Some(_) => LossModel::GilbertElliott(channel),
+            None if model.loss > 0.0 => LossModel::Bernoulli(model.loss),
+            None => LossModel::None,
         };
-        let sojourn = |bad: bool, rng: &mut Rng| {
-            let mean = if bad { ge.bad_mean } else { ge.good_mean };
-            mean.mul_f64(-(1.0 - rng.uniform()).ln())
-        };
-        let mut at = *self
-            .toggle_at
-            .get_or_insert_with(|| now + sojourn(false, rng));
-        while at <= now {
-            self.bad = !self.bad;
-            at += sojourn(self.bad, rng);
-        }
-        self.toggle_at = Some(at);
-        if self.bad {
-            ge.bad_loss
-        } else {
-            ge.good_loss
-        }
+        let link = Link::new(
+            label.to_string(),
+            0,
+            1,
+            BitRate::from_bps(model.rate_bps.max(1)),
+            radial_core::Duration::from_nanos(model.delay.as_nanos() as u64),
+            model.queue.max(2),
+            loss,
+            Rng::stream(seed, &format!("{label}:loss")),
+        );
+        Direction { link }
     }
 }
 
 struct Relay {
-    model: PathModel,
-    up_now: bool,
     front: UdpSocket,
     back: UdpSocket,
     client: Option<SocketAddr>,
-    tx_up: Transmitter,
-    tx_down: Transmitter,
+    up: Direction,
+    down: Direction,
+    /// The Gilbert-Elliott channels of its directions.
+    channels: Vec<ClockedChannel>,
     counters: PathCounters,
+}
+
+impl Relay {
+    /// The relay of path `i` of `model`, between `front` and `back`.
+    fn new(i: usize, model: &PathModel, front: UdpSocket, back: UdpSocket, seed: u64) -> Self {
+        let mut channels = Vec::new();
+        let mut channel_of = |l: &LinkModel, dir: &str| {
+            let Some(ge) = l.channel else { return 0 };
+            if model.shared_channel && !channels.is_empty() {
+                return 0;
+            }
+            let rng = Rng::stream(seed, &format!("path:{i}:{dir}:channel"));
+            channels.push(ClockedChannel::new(ge.params(), rng));
+            channels.len() as u32 - 1
+        };
+        let down_channel = channel_of(&model.down, "down");
+        let up_channel = channel_of(&model.up, "up");
+        Relay {
+            front,
+            back,
+            client: None,
+            up: Direction::new(&model.up, up_channel, seed, &format!("path:{i}:up")),
+            down: Direction::new(&model.down, down_channel, seed, &format!("path:{i}:down")),
+            channels,
+            counters: PathCounters::default(),
+        }
+    }
+
+    fn direction(&mut self, down: bool) -> &mut Direction {
+        if down {
+            &mut self.down
+        } else {
+            &mut self.up
+        }
+    }
 }
 
 /// The running emulator.
@@ -198,21 +253,12 @@ impl Emulator {
             poll.registry()
                 .register(&mut back, Token(2 * i + 1), Interest::READABLE)?;
             fronts.push(front.local_addr()?);
-            relays.push(Relay {
-                model: *model,
-                up_now: true,
-                front,
-                back,
-                client: None,
-                tx_up: Transmitter::default(),
-                tx_down: Transmitter::default(),
-                counters: PathCounters::default(),
-            });
+            relays.push(Relay::new(i, model, front, back, seed));
         }
         let (commands, rx) = mpsc::channel();
         let stop = Arc::new(AtomicBool::new(false));
         let s = stop.clone();
-        let handle = thread::spawn(move || run(poll, relays, server, &rx, &s, seed));
+        let handle = thread::spawn(move || run(poll, relays, server, &rx, &s));
         Ok(Emulator {
             fronts,
             commands,
@@ -249,75 +295,47 @@ impl Drop for Emulator {
     }
 }
 
-/// A small xorshift generator for the loss draws.
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-/// Accepts a packet of `len` bytes at `now` onto a link: returns when it
-/// arrives at the far end, or `None` when the queue is full.
-fn admit(tx: &mut Transmitter, link: &LinkModel, now: Instant, len: usize) -> Option<Instant> {
-    while tx.starts.front().is_some_and(|&s| s <= now) {
-        tx.starts.pop_front();
-    }
-    // Waiting packets plus the one on the wire, as ns-2's limit counts.
-    let on_wire = tx.free_at.is_some_and(|f| f > now);
-    if tx.starts.len() + usize::from(on_wire) >= link.queue {
-        return None;
-    }
-    let start = tx.free_at.map_or(now, |f| f.max(now));
-    let bits = (len as u64 + 28) * 8; // IP and UDP headers
-    let tx_time = Duration::from_nanos(bits * 1_000_000_000 / link.rate_bps.max(1));
-    tx.free_at = Some(start + tx_time);
-    if start > now {
-        tx.starts.push_back(start);
-    }
-    Some(start + tx_time + link.delay)
-}
-
 fn run(
     mut poll: Poll,
     mut relays: Vec<Relay>,
     server: SocketAddr,
     commands: &Receiver<EmuCommand>,
     stop: &AtomicBool,
-    seed: u64,
 ) -> Vec<PathCounters> {
-    let mut rng = Rng(seed | 1);
-    let mut heap: BinaryHeap<InFlight> = BinaryHeap::new();
+    let epoch = std::time::Instant::now();
+    let clock = || Instant::from_nanos(epoch.elapsed().as_nanos() as u64);
+    let mut heap: BinaryHeap<Arrival> = BinaryHeap::new();
     let mut seq = 0u64;
     let mut events = Events::with_capacity(256);
     let mut buf = vec![0u8; 65536];
     while !stop.load(Ordering::Relaxed) {
         while let Ok(c) = commands.try_recv() {
+            let now = clock();
             match c {
                 EmuCommand::SetUp(i, up) if i < relays.len() => {
-                    relays[i].up_now = up;
-                    if !up {
-                        // Everything on the path is lost.
-                        let before = heap.len();
-                        heap.retain(|p| p.path != i);
-                        relays[i].counters.lost += (before - heap.len()) as u64;
-                        relays[i].tx_up = Transmitter::default();
-                        relays[i].tx_down = Transmitter::default();
+                    let r = &mut relays[i];
+                    for d in [&mut r.up, &mut r.down] {
+                        if up {
+                            d.link.go_up();
+                        } else if d.link.up {
+                            // Everything on the path is lost.
+                            r.counters.lost += d.link.go_down().len() as u64;
+                        }
                     }
                 }
                 EmuCommand::SetRate(i, bps) if i < relays.len() => {
-                    relays[i].model.up.rate_bps = bps;
-                    relays[i].model.down.rate_bps = bps;
+                    let r = &mut relays[i];
+                    for d in [&mut r.up, &mut r.down] {
+                        let delay = d.link.delay;
+                        d.link
+                            .reconfigure(now, BitRate::from_bps(bps.max(1)), delay);
+                    }
                 }
                 _ => {}
             }
         }
-        let wait = heap.peek().map_or(Duration::from_millis(20), |p| {
-            p.at.saturating_duration_since(Instant::now())
+        let wait = heap.peek().map_or(Duration::from_millis(20), |a| {
+            Duration::from_nanos(a.at.saturating_since(clock()).as_nanos())
                 .min(Duration::from_millis(20))
         });
         if poll.poll(&mut events, Some(wait)).is_err() {
@@ -343,42 +361,64 @@ fn run(
                     // pipe from another).
                     r.client = Some(from);
                 }
-                if !r.up_now {
-                    r.counters.lost += 1;
-                    continue;
-                }
-                let now = Instant::now();
-                let (tx, link) = if down {
-                    (&mut r.tx_down, r.model.down)
-                } else {
-                    (&mut r.tx_up, r.model.up)
+                let p = Packet {
+                    src: Addr(0),
+                    dst: Addr(0),
+                    src_agent: 0,
+                    dst_agent: 0,
+                    wire_len: n as u32 + FRAMING,
+                    data: buf[..n].to_vec(),
                 };
-                match admit(tx, &link, now, n) {
-                    None => r.counters.queue_drops += 1,
-                    Some(at) => {
-                        // Loss is drawn after the link (ns-2's link loss model).
-                        let loss = tx.loss_at(&link, now, &mut rng);
-                        if loss > 0.0 && rng.uniform() < loss {
-                            r.counters.lost += 1;
-                            continue;
-                        }
+                let link = &mut r.direction(down).link;
+                match link.enqueue(clock(), p) {
+                    Ok(Some(at)) => {
                         seq += 1;
-                        heap.push(InFlight {
+                        let generation = link.generation;
+                        heap.push(Arrival {
                             at,
                             seq,
                             path: i,
                             down,
-                            data: buf[..n].to_vec(),
+                            generation,
                         });
                     }
+                    Ok(None) => {}
+                    Err((_, DropCause::Queue)) => r.counters.queue_drops += 1,
+                    Err(_) => r.counters.lost += 1,
                 }
             }
         }
-        let now = Instant::now();
-        while heap.peek().is_some_and(|p| p.at <= now) {
-            let p = heap.pop().expect("peeked");
-            let r = &mut relays[p.path];
-            let sent = if p.down {
+        let now = clock();
+        while heap.peek().is_some_and(|a| a.at <= now) {
+            let a = heap.pop().expect("peeked");
+            let r = &mut relays[a.path];
+            let rate = match r.direction(a.down).link.loss {
+                LossModel::GilbertElliott(c) => r.channels[c as usize].loss_rate_at(a.at),
+                _ => 0.0,
+            };
+            let d = r.direction(a.down);
+            if d.link.generation != a.generation {
+                continue; // lost with the path
+            }
+            let Some((outcome, next)) = d.link.arrive(rate) else {
+                continue;
+            };
+            if let Some(at) = next {
+                seq += 1;
+                let generation = d.link.generation;
+                heap.push(Arrival {
+                    at,
+                    seq,
+                    path: a.path,
+                    down: a.down,
+                    generation,
+                });
+            }
+            let Ok(p) = outcome else {
+                r.counters.lost += 1;
+                continue;
+            };
+            let sent = if a.down {
                 r.client.map(|c| r.front.send_to(&p.data, c))
             } else {
                 Some(r.back.send_to(&p.data, server))
@@ -395,30 +435,72 @@ fn run(
 mod tests {
     use super::*;
 
+    fn packet(len: usize) -> Packet {
+        Packet {
+            src: Addr(0),
+            dst: Addr(0),
+            src_agent: 0,
+            dst_agent: 0,
+            wire_len: len as u32 + FRAMING,
+            data: vec![0; len],
+        }
+    }
+
     #[test]
-    fn a_link_paces_packets_and_drops_past_its_queue() {
+    fn a_path_direction_is_the_simulators_link_pacing_and_dropping_past_its_queue() {
         // 1 Mbit/s: a 1222-byte datagram (1250 bytes with headers) takes 10 ms.
-        let link = LinkModel {
+        let model = LinkModel {
             rate_bps: 1_000_000,
             delay: Duration::from_millis(5),
             queue: 3,
             loss: 0.0,
             channel: None,
         };
-        let mut tx = Transmitter::default();
-        let t0 = Instant::now();
-        let a = admit(&mut tx, &link, t0, 1222).unwrap();
-        assert_eq!(a - t0, Duration::from_millis(15));
-        let b = admit(&mut tx, &link, t0, 1222).unwrap();
-        assert_eq!(b - t0, Duration::from_millis(25));
-        assert!(admit(&mut tx, &link, t0, 1222).is_some(), "the third fits");
+        let mut d = Direction::new(&model, 0, 1, "test");
+        let t0 = Instant::ZERO;
+        let ms = |m: u64| Instant::ZERO + radial_core::Duration::from_millis(m);
+        assert_eq!(d.link.enqueue(t0, packet(1222)).unwrap(), Some(ms(15)));
+        assert_eq!(
+            d.link.enqueue(t0, packet(1222)).unwrap(),
+            None,
+            "behind the head"
+        );
+        assert!(d.link.enqueue(t0, packet(1222)).is_ok(), "the third fits");
         assert!(
-            admit(&mut tx, &link, t0, 1222).is_none(),
+            matches!(d.link.enqueue(t0, packet(1222)), Err((_, DropCause::Queue))),
             "one on the wire, two waiting"
         );
-        // Once the first two are on their way there is room again.
-        let later = t0 + Duration::from_millis(21);
-        assert!(admit(&mut tx, &link, later, 1222).is_some());
+        // Once the second is on the wire there is room again.
+        assert!(d.link.enqueue(ms(11), packet(1222)).is_ok());
+        let (first, next) = d.link.arrive(0.0).unwrap();
+        assert!(first.is_ok());
+        assert_eq!(next, Some(ms(25)));
+    }
+
+    #[test]
+    fn a_shared_channel_is_one_state_for_both_directions() {
+        let ge = GilbertElliott {
+            good_loss: 0.0,
+            bad_loss: 1.0,
+            good_mean: Duration::from_millis(300),
+            bad_mean: Duration::from_millis(100),
+        };
+        let l = LinkModel {
+            channel: Some(ge),
+            ..LinkModel::with_bdp_queue(1_000_000, Duration::ZERO, Duration::ZERO)
+        };
+        let socket = || UdpSocket::bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        for (shared, channels, up) in [(true, 1, 0), (false, 2, 1)] {
+            let model = PathModel {
+                up: l,
+                down: l,
+                shared_channel: shared,
+            };
+            let r = Relay::new(0, &model, socket(), socket(), 1);
+            assert_eq!(r.channels.len(), channels);
+            assert_eq!(r.down.link.loss, LossModel::GilbertElliott(0));
+            assert_eq!(r.up.link.loss, LossModel::GilbertElliott(up));
+        }
     }
 
     #[test]
@@ -432,8 +514,8 @@ mod tests {
     }
 
     #[test]
-    fn a_gilbert_elliott_channel_spends_its_share_of_time_bad() {
-        let link = LinkModel {
+    fn a_gilbert_elliott_direction_loses_in_its_bad_state() {
+        let model = LinkModel {
             rate_bps: 1_000_000,
             delay: Duration::ZERO,
             queue: 10,
@@ -445,11 +527,14 @@ mod tests {
                 bad_mean: Duration::from_millis(100),
             }),
         };
-        let mut tx = Transmitter::default();
-        let mut rng = Rng(12345);
-        let t0 = Instant::now();
-        let bad = (0..100_000)
-            .filter(|&k| tx.loss_at(&link, t0 + Duration::from_millis(k), &mut rng) == 1.0)
+        let d = Direction::new(&model, 0, 12345, "test");
+        assert_eq!(d.link.loss, LossModel::GilbertElliott(0));
+        let ge = model.channel.unwrap().params();
+        let mut c = ClockedChannel::new(ge, Rng::stream(12345, "test"));
+        let bad = (0..100_000u64)
+            .filter(|&k| {
+                c.loss_rate_at(Instant::ZERO + radial_core::Duration::from_millis(k)) == 1.0
+            })
             .count();
         // A quarter of the time in the bad state, within sampling noise.
         assert!((20_000..30_000).contains(&bad), "{bad} ms of 100000 bad");

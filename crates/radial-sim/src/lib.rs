@@ -1,16 +1,13 @@
 //! Radial's deterministic packet-level network simulator.
 
 pub mod app;
+// The link model lives in its own crate, shared with the runtime's emulator.
+pub use radial_link::{channel, link, packet, red, rng};
 pub mod batch;
-pub mod channel;
 pub mod event;
-pub mod link;
 pub mod metrics;
-pub mod packet;
 pub mod pcap;
 pub mod protocol;
-pub mod red;
-pub mod rng;
 pub mod routing;
 pub mod sim;
 pub mod spec;

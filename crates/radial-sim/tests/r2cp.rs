@@ -461,6 +461,51 @@ fn each_pipe_runs_the_controller_of_its_interface() {
 }
 
 #[test]
+fn an_eln_pipe_hears_the_losses_of_its_own_interface() {
+    // Pipe 2's WLAN (w2) loses 3 % of its frames; pipe 1's is clean. With
+    // RCP-ELN on pipe 2's interface, the host's reports of w2's losses reach
+    // pipe 2, which re-requests without cutting its window: it brings far
+    // more than with plain RCP. ELN on pipe 1 instead changes nothing for
+    // pipe 2: the reports are for the pipe of the interface that lost the
+    // frame, not for the first pipe.
+    let pipes_by = |c1: &str, c2: &str| {
+        let s = topology(4000, 4000, 5, 5, 0.0, 1000);
+        let at = s.rfind("loss = 0.00000").unwrap();
+        let mut s = format!(
+            "{}loss = 0.03{}",
+            &s[..at],
+            &s[at + "loss = 0.00000".len()..]
+        );
+        s.push_str(&format!(
+            "\n[[flow]]\nname = \"f\"\nprotocol = \"r2cp\"\nfrom = \"S1\"\nto = \"MH1\"\npipes = [{{ via = \"MH1\", controller = \"{c1}\" }}, {{ via = \"MH2\", from = \"S2\", controller = \"{c2}\" }}]\n"
+        ));
+        let s = s.replace("duration = \"600s\"", "duration = \"30s\"");
+        let out = run(&s, 1);
+        assert_eq!(flow(&out).corrupt_bytes, 0);
+        let by = |path| {
+            out.pipe_series
+                .iter()
+                .filter(|p| p.path == path)
+                .map(|p| p.delivered)
+                .max()
+                .unwrap_or(0) as f64
+        };
+        (by(0), by(1))
+    };
+    let (_, plain) = pipes_by("rcp", "rcp");
+    let (_, eln) = pipes_by("rcp", "rcp-eln");
+    let (_, misplaced) = pipes_by("rcp-eln", "rcp");
+    assert!(
+        eln > 1.5 * plain,
+        "pipe 2: {eln} bytes with ELN, {plain} without"
+    );
+    assert!(
+        (misplaced - plain).abs() < 0.1 * plain,
+        "ELN on pipe 1 moved pipe 2 from {plain} to {misplaced} bytes"
+    );
+}
+
+#[test]
 fn handing_over_when_the_new_pipe_is_ready() {
     // The same overlap, but pipe 1 is retired once pipe 2 can take over
     // (R²CP §4.4.1's "close the old pipe once the new one leaves slow

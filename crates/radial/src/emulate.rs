@@ -8,8 +8,12 @@ use std::time::Duration;
 
 use radial_net::emulator::GilbertElliott;
 use radial_net::{EmuCommand, Emulator, LinkModel, PathModel};
+use radial_sim::channel::GilbertElliottParams;
 use radial_sim::scenario::units::{Rate, Time};
+use radial_sim::scenario::{link_loss, LossValue};
+use radial_sim::spec::LossSpec;
 use serde::Deserialize;
+use toml::Spanned;
 
 use crate::cli::CliError;
 
@@ -39,26 +43,9 @@ struct PathTable {
     delay: Time,
     #[serde(default)]
     queue: Option<usize>,
+    /// As a scenario file's `[[link]]` `loss` (read by the same code).
     #[serde(default)]
-    loss: Option<LossValue>,
-}
-
-/// `loss = 0.01`, or a Gilbert-Elliott table as in scenario files.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum LossValue {
-    Rate(f64),
-    Model(LossTable),
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LossTable {
-    model: String,
-    good_loss: f64,
-    bad_loss: f64,
-    good_mean: Time,
-    bad_mean: Time,
+    loss: Option<Spanned<LossValue>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -88,6 +75,28 @@ fn link(
     l.loss = loss;
     l.channel = channel;
     l
+}
+
+/// A direction's loss as the emulator's link takes it: a probability, or a
+/// Gilbert-Elliott channel.
+fn emulated(loss: LossSpec, channels: &[GilbertElliottParams]) -> (f64, Option<GilbertElliott>) {
+    let d = |t: radial_core::Duration| Duration::from_nanos(t.as_nanos());
+    match loss {
+        LossSpec::None => (0.0, None),
+        LossSpec::Bernoulli(p) => (p, None),
+        LossSpec::GilbertElliott(c) => {
+            let g = channels[c as usize];
+            (
+                0.0,
+                Some(GilbertElliott {
+                    good_loss: g.good_loss,
+                    bad_loss: g.bad_loss,
+                    good_mean: d(g.good_mean),
+                    bad_mean: d(g.bad_mean),
+                }),
+            )
+        }
+    }
 }
 
 fn duration(t: Time) -> Duration {
@@ -130,51 +139,38 @@ fn load(file: &Path) -> Result<Emulation, CliError> {
                     p.front
                 ))
             })?;
-        let probability = |v: f64, key: &str| {
-            if (0.0..=1.0).contains(&v) {
-                Ok(v)
-            } else {
-                Err(bad(format!(
-                    "key `path[{i}].{key}`: {v} is not a probability"
-                )))
-            }
-        };
-        let (loss, channel) = match &p.loss {
-            None => (0.0, None),
-            Some(LossValue::Rate(r)) => (probability(*r, "loss")?, None),
-            Some(LossValue::Model(t)) => {
-                if t.model != "gilbert-elliott" {
-                    return Err(bad(format!(
-                        "key `path[{i}].loss.model`: `{}` (known: gilbert-elliott; a plain number is Bernoulli)",
-                        t.model
-                    )));
-                }
-                if t.good_mean.0.is_zero() || t.bad_mean.0.is_zero() {
-                    return Err(bad(format!(
-                        "key `path[{i}].loss`: good_mean and bad_mean must be above zero"
-                    )));
-                }
-                let ge = GilbertElliott {
-                    good_loss: probability(t.good_loss, "loss.good_loss")?,
-                    bad_loss: probability(t.bad_loss, "loss.bad_loss")?,
-                    good_mean: duration(t.good_mean),
-                    bad_mean: duration(t.bad_mean),
-                };
-                (0.0, Some(ge))
-            }
-        };
         if p.queue == Some(0) {
             return Err(bad(format!("key `path[{i}].queue`: must be at least 1")));
         }
-        let down = link(p.rate, p.delay, p.queue, loss, channel);
+        // The loss of a scenario's link from the server (forward, the path's
+        // `down`) to the client (reverse, `up`), checked by the same code.
+        let packet_time = p.rate.0.transmission_time(1500);
+        let (down_loss, up_loss, shared) = match &p.loss {
+            None => ((0.0, None), (0.0, None), false),
+            Some(v) => {
+                let name = file.display().to_string();
+                let (fwd, rev, channels) =
+                    link_loss(&name, &text, v, &format!("path[{i}].loss"), packet_time)?;
+                let shared = matches!((fwd, rev), (LossSpec::GilbertElliott(a), LossSpec::GilbertElliott(b)) if a == b);
+                (emulated(fwd, &channels), emulated(rev, &channels), shared)
+            }
+        };
+        let down = link(p.rate, p.delay, p.queue, down_loss.0, down_loss.1);
         let up = link(
             p.rate_reverse.unwrap_or(p.rate),
             p.delay,
             p.queue,
-            loss,
-            channel,
+            up_loss.0,
+            up_loss.1,
         );
-        paths.push((front, PathModel { up, down }));
+        paths.push((
+            front,
+            PathModel {
+                up,
+                down,
+                shared_channel: shared,
+            },
+        ));
     }
     let mut schedule = Vec::new();
     for (i, s) in f.schedule.iter().enumerate() {

@@ -478,6 +478,35 @@ fn emulate_rejects_a_bad_file_naming_the_key() {
 }
 
 #[test]
+fn emulate_reads_loss_as_scenario_files_do() {
+    let dir = temp_dir("emulate-loss");
+    let file = dir.join("loss.toml");
+    let head = "server = \"127.0.0.1:1\"\n[[path]]\nfront = \"127.0.0.11\"\nrate = \"2Mbit/s\"\ndelay = \"5ms\"\n";
+    std::fs::write(
+        &file,
+        format!("{head}loss = {{ model = \"gilbert-elliot\", good_loss = 0.0, bad_loss = 0.5, good_mean = \"1s\", bad_mean = \"1s\" }}\n"),
+    )
+    .unwrap();
+    let o = radial(&["emulate", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("loss.toml:6: key `path[0].loss.model`") && err.contains("gilbert-elliott"),
+        "{err}"
+    );
+    // A stay shorter than one packet is refused, as in scenario files.
+    std::fs::write(
+        &file,
+        format!("{head}loss = {{ model = \"gilbert-elliott\", good_loss = 0.0, bad_loss = 0.5, good_mean = \"1us\", bad_mean = \"1s\", direction = \"forward\" }}\n"),
+    )
+    .unwrap();
+    let o = radial(&["emulate", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("path[0].loss.good_mean"), "{err}");
+}
+
+#[test]
 fn get_hands_off_when_told_an_address_is_gone() {
     use std::io::Write;
     let (dir, data, _server, addr) = serve_file("drop", 6_000_000, |i| (i * 17 + i / 1013) as u8);

@@ -25,7 +25,7 @@ pub use scheduler::{Ahead, Binding, Limits, Pick, Scheduler, Scheduling};
 use std::collections::VecDeque;
 
 use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId, PathStats};
-use crate::rcp::RcpConfig;
+use crate::rcp::{RcpConfig, RcpVariant};
 use crate::stream::ReassemblyBuffer;
 use crate::time::{Duration, Instant};
 use crate::wire::rcp::{RcpFlags, RcpHeader};
@@ -59,6 +59,10 @@ pub struct R2cpConfig {
     /// its own per-pipe windows and round trips (beyond the papers: each
     /// pipe otherwise grows as its own RCP).
     pub coupling: Coupling,
+    /// Pipes that act on their host's wireless-loss reports, as RCP-ELN
+    /// (RCP §3.4.2) chosen per interface (§4.3.3): bit `p` for the pipe on
+    /// path `p` (paths 0 to 63).
+    pub eln_paths: u64,
 }
 
 impl R2cpConfig {
@@ -615,6 +619,9 @@ impl Endpoint for R2cpReceiver {
                 if let Some(a) = controller {
                     cfg.cc.algorithm = a;
                 }
+                if path.0 < 64 && self.config.eln_paths >> path.0 & 1 == 1 {
+                    cfg.variant = RcpVariant::RcpEln;
+                }
                 cfg.conn_id = R2cpConfig::pipe_conn_id(cfg.conn_id, path);
                 let mut p = Pipe::new(cfg, path);
                 p.open(now);
@@ -634,6 +641,20 @@ impl Endpoint for R2cpReceiver {
             HostEvent::PathDown { path } => {
                 if let Some(i) = self.index(path) {
                     self.remove_pipe(i);
+                    self.pump(now);
+                }
+            }
+            HostEvent::WirelessLoss { path, datagram } => {
+                let Some(i) = self.index(path) else { return };
+                let Ok((h, payload)) = RcpHeader::parse(&datagram) else {
+                    return;
+                };
+                if h.conn_id == self.pipes[i].conn_id()
+                    && !payload.is_empty()
+                    && !h.flags.contains(RcpFlags::REQ)
+                {
+                    let r = self.pipes[i].wireless_loss(now, h.id);
+                    self.report(now, i, r);
                     self.pump(now);
                 }
             }

@@ -607,6 +607,31 @@ impl Pipe {
         report
     }
 
+    /// The host's wireless link lost the data answering pull `id` (an
+    /// RCP-ELN pipe only; RCP §3.4.2 per pipe): its request is lost at once,
+    /// without cutting the window, and its segment goes back to the engine
+    /// to be asked again.
+    pub fn wireless_loss(&mut self, now: Instant, id: u32) -> PipeReport {
+        let mut report = PipeReport::default();
+        if !self.config.variant.knows_wireless_losses() {
+            return report;
+        }
+        let Some(local) = u64::from(id).checked_sub(1) else {
+            return report;
+        };
+        let Some(req) = self.outstanding.remove(&local) else {
+            return report;
+        };
+        self.give_up(local, req.sent_at);
+        self.in_flight -= req.end - req.start;
+        if self.outstanding.is_empty() {
+            self.rto_deadline = None;
+        }
+        report.lost.push(req.start);
+        self.cc.on_loss(now, LossCause::Wireless, 0);
+        report
+    }
+
     /// A request without pulls carrying SEG.DEQ and asking the sender to say
     /// how much it has (the PROBE of §5.2.2).
     pub fn probe(&mut self, deq: u64) {

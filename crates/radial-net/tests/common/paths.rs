@@ -23,7 +23,11 @@ use super::{serve, Fixture};
 pub fn path(mbps: u64, one_way_ms: u64) -> PathModel {
     let d = Duration::from_millis(one_way_ms);
     let l = LinkModel::with_bdp_queue(mbps * 1_000_000, d, 2 * d);
-    PathModel { up: l, down: l }
+    PathModel {
+        up: l,
+        down: l,
+        shared_channel: false,
+    }
 }
 
 /// Two emulated paths (fronts on 127.0.0.11 and .12), one pipe through each

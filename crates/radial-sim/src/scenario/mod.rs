@@ -12,6 +12,8 @@ mod pipes;
 mod prism;
 mod repeat;
 mod schema;
+pub use params::link_loss;
+pub use schema::{LossTable, LossValue};
 mod sweep;
 mod text;
 mod trace;
@@ -39,7 +41,7 @@ use crate::spec::{
     PrismFlow, RunSpec, ScheduleSpec, Traffic,
 };
 use pipes::PipeContext;
-use schema::{File, LossValue, StartValue, TcpTable, TrafficTable};
+use schema::{File, StartValue, TcpTable, TrafficTable};
 use sweep::substitute;
 
 /// The initial retransmission timeout of an R²CP pipe unless the scenario
@@ -463,6 +465,7 @@ impl Resolver<'_> {
                                 redundant_striping: true,
                                 target: None,
                                 coupling,
+                                eln_paths: 0,
                             })
                         }
                         Protocol::Ptcp | Protocol::Mptcp(_) => {

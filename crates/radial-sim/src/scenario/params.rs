@@ -2,6 +2,25 @@
 
 use super::*;
 
+/// A link's loss, as a `loss` key of a scenario file's `[[link]]` writes it
+/// (a probability, or a table with `model`, `direction` and `shared`),
+/// read and checked for another file with the same key (the emulator's
+/// `[[path]]`): each direction's loss (forward, reverse) and the
+/// Gilbert-Elliott channels they refer to by index. `file` and `text`
+/// locate errors; `packet_time` is one packet's transmission on the link,
+/// the shortest mean stay a channel may have.
+pub fn link_loss(
+    file: &str,
+    text: &str,
+    value: &Spanned<schema::LossValue>,
+    key: &str,
+    packet_time: Duration,
+) -> Result<(LossSpec, LossSpec, Vec<GilbertElliottParams>), ScenarioError> {
+    let mut channels = Vec::new();
+    let (fwd, rev) = Resolver { file, text }.loss(value, key, packet_time, &mut channels)?;
+    Ok((fwd, rev, channels))
+}
+
 impl Resolver<'_> {
     pub(super) fn direction(
         &self,

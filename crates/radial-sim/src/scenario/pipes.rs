@@ -113,9 +113,14 @@ impl Resolver<'_> {
                         None => None,
                         Some(_) if matches!(protocol, FlowProtocol::Ptcp(_)) => None,
                         Some(c) => match RcpVariant::from_name(c.get_ref()) {
-                            Some(v) if !v.knows_wireless_losses()
-                                && matches!(protocol, FlowProtocol::R2cp(_)) =>
-                            {
+                            Some(v) if matches!(protocol, FlowProtocol::R2cp(_)) => {
+                                // RCP-ELN on this interface: its pipe acts on
+                                // the host's wireless-loss reports.
+                                if let FlowProtocol::R2cp(config) = &mut *protocol {
+                                    if v.knows_wireless_losses() && j < 64 {
+                                        config.eln_paths |= 1 << j;
+                                    }
+                                }
                                 Some(v.algorithm())
                             }
                             _ => {
@@ -123,7 +128,7 @@ impl Resolver<'_> {
                                     Some(c.span()),
                                     format!("{key}.controller"),
                                     format!(
-                                        "unknown pipe controller `{}` (rcp, rcp-sat; R²CP flows only)",
+                                        "unknown pipe controller `{}` (rcp, rcp-eln, rcp-sat; R²CP flows only)",
                                         c.get_ref()
                                     ),
                                 )

@@ -149,26 +149,37 @@ pub struct RedTable {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(untagged)]
 pub enum LossValue {
+    /// Independent loss with this probability, both directions.
     Rate(f64),
+    /// A loss model.
     Model(LossTable),
 }
 
+/// `loss = { model = ..., ... }` (docs/scenarios.md, `[[link]]`).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LossTable {
+    /// `bernoulli` or `gilbert-elliott`.
     pub model: String,
+    /// Bernoulli: the probability.
     #[serde(default)]
     pub rate: Option<f64>,
+    /// Gilbert-Elliott: loss probability in the good state.
     #[serde(default)]
     pub good_loss: Option<f64>,
+    /// Gilbert-Elliott: loss probability in the bad state.
     #[serde(default)]
     pub bad_loss: Option<f64>,
+    /// Gilbert-Elliott: mean stay in the good state.
     #[serde(default)]
     pub good_mean: Option<Time>,
+    /// Gilbert-Elliott: mean stay in the bad state.
     #[serde(default)]
     pub bad_mean: Option<Time>,
+    /// `both` (default), `forward` or `reverse`.
     #[serde(default)]
     pub direction: Option<String>,
+    /// Both directions in one channel state (default) or one each.
     #[serde(default)]
     pub shared: Option<bool>,
 }

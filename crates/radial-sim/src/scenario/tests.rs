@@ -508,7 +508,7 @@ fn an_r2cp_flow_without_pipes_has_one_from_from_to_to() {
 #[test]
 fn an_unknown_pipe_controller() {
     let text = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
-        + "pipes = [{ via = \"B\", controller = \"rcp-eln\" }]\n";
+        + "pipes = [{ via = \"B\", controller = \"tcp-eln\" }]\n";
     expect_error(&text, "flow[0].pipes[0].controller", "pipes = [");
 }
 

@@ -111,7 +111,7 @@ impl Simulator {
 
     /// The paths of agent `i` whose interface is node `a` or `b`, with that
     /// node (a single-path agent's one path is its own node).
-    fn paths_through(&self, i: usize, a: u32, b: u32) -> Vec<(PathId, u32)> {
+    pub(super) fn paths_through(&self, i: usize, a: u32, b: u32) -> Vec<(PathId, u32)> {
         let agent = &self.agents[i];
         if agent.paths.is_empty() {
             return if agent.node == a || agent.node == b {

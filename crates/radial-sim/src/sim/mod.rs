@@ -498,14 +498,20 @@ impl Simulator {
             && agents.all(|a| a.endpoint.as_ref().is_some_and(|e| e.tolerates_sleep()))
     }
 
-    fn notify_node(&mut self, node: u32, event: &HostEvent) {
+    /// Tells every endpoint with a path through interface `node` of
+    /// `event`, made for that path (a multi-path agent hears it on the path
+    /// whose interface it is, not on its first).
+    fn notify_node(&mut self, node: u32, event: fn(PathId) -> HostEvent) {
         let now = self.net.now;
         for i in 0..self.agents.len() {
-            if self.agents[i].node != node {
+            let paths = self.paths_through(i, node, node);
+            if paths.is_empty() {
                 continue;
             }
             if let Some(ep) = self.agents[i].endpoint.as_mut() {
-                ep.handle_event(now, event.clone());
+                for (path, _) in paths {
+                    ep.handle_event(now, event(path));
+                }
             }
             self.service(i);
         }
@@ -522,7 +528,7 @@ impl Simulator {
             let asleep = self.sleep[node as usize].since.is_some();
             if bad && !asleep {
                 self.sleep[node as usize].since = Some(now);
-                self.notify_node(node, &HostEvent::InterfaceAsleep { path: PathId(0) });
+                self.notify_node(node, |path| HostEvent::InterfaceAsleep { path });
             } else if !bad && asleep {
                 let k = now.as_nanos() / BEACON_INTERVAL.as_nanos() + 1;
                 let at = Instant::from_nanos(k * BEACON_INTERVAL.as_nanos());
@@ -544,7 +550,7 @@ impl Simulator {
         s.since = None;
         s.total += now - since;
         s.beacons += beacons_in(since, now);
-        self.notify_node(node, &HostEvent::InterfaceAwake { path: PathId(0) });
+        self.notify_node(node, |path| HostEvent::InterfaceAwake { path });
     }
 
     fn deliver(&mut self, p: Packet) {

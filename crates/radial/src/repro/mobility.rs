@@ -65,25 +65,19 @@ const TABLE3: [(&str, [PaperRow; 4]); 3] = [
 
 /// `a` at least `b` at every x: one check, with the worst ratio.
 fn at_least(t: &Table, a: &str, b: &str, what: String, unit: &str) -> Check {
-    let mut worst: Option<(f64, f64, f64, f64)> = None;
-    for (xi, &x) in t.xs.iter().enumerate() {
-        if let (Some((va, _)), Some((vb, _))) = (t.stat(a, xi), t.stat(b, xi)) {
-            if worst.is_none_or(|w| va / vb < w.0) {
-                worst = Some((va / vb, x, va, vb));
-            }
-        }
-    }
-    match worst {
-        Some((ratio, x, va, vb)) => Check {
-            what,
-            holds: ratio >= 1.0,
-            detail: format!("closest at {x} {unit}: {va:.4} against {vb:.4}, {ratio:.3}×"),
-        },
-        None => Check {
-            what,
-            holds: false,
-            detail: "no runs to compare".into(),
-        },
+    let ps = match pairs(t, a, b) {
+        Err(e) => return missing(what, e),
+        Ok(ps) => ps,
+    };
+    let (x, va, vb) = ps
+        .into_iter()
+        .min_by(|p, q| (p.1 / p.2).total_cmp(&(q.1 / q.2)))
+        .expect("pairs are never empty");
+    let ratio = va / vb;
+    Check {
+        what,
+        holds: ratio >= 1.0,
+        detail: format!("closest at {x} {unit}: {va:.4} against {vb:.4}, {ratio:.3}×"),
     }
 }
 
@@ -126,21 +120,19 @@ fn cross_table(results: &[RunResult]) -> Table {
 /// gets beside NewReno.
 pub(super) fn table3_checks(results: &[RunResult]) -> Vec<Check> {
     let t = cross_table(results);
-    let mut worst: Option<(f64, f64)> = None;
-    for (xi, &x) in t.xs.iter().enumerate() {
-        if let (Some((ho, _)), Some((nr, _))) = (t.stat("tcp-ho", xi), t.stat("tcp-newreno", xi)) {
-            if worst.is_none_or(|w| ho / nr < w.0) {
-                worst = Some((ho / nr, x));
-            }
-        }
-    }
-    let Some((ratio, x)) = worst else {
-        return Vec::new();
+    let what = "the cross traffic beside `tcp-ho` gets at least 95 % of what it gets beside `tcp-newreno`, at every WAN delay";
+    let ps = match pairs(&t, "tcp-ho", "tcp-newreno") {
+        Err(e) => return vec![missing(what, e)],
+        Ok(ps) => ps,
     };
+    let (x, ho, nr) = ps
+        .into_iter()
+        .min_by(|p, q| (p.1 / p.2).total_cmp(&(q.1 / q.2)))
+        .expect("pairs are never empty");
     vec![Check {
-        what: "the cross traffic beside `tcp-ho` gets at least 95 % of what it gets beside `tcp-newreno`, at every WAN delay".into(),
-        holds: ratio >= 0.95,
-        detail: format!("lowest at {x} ms: {:.1} %", ratio * 100.0),
+        what: what.into(),
+        holds: ho / nr >= 0.95,
+        detail: format!("lowest at {x} ms: {:.1} %", ho / nr * 100.0),
     }]
 }
 

@@ -17,6 +17,8 @@ use crate::run::write;
 use crate::sweep::{run_sweep, RunResult};
 use crate::timeseries::{binned, binned_sd, download, pipe_points, rate_between, share_near};
 
+mod checks;
+mod fig8;
 mod friendliness;
 mod mobility;
 mod prism;
@@ -24,6 +26,8 @@ mod ptcp;
 mod sequence;
 mod targets;
 
+use checks::*;
+use fig8::*;
 use friendliness::*;
 use mobility::*;
 use prism::*;
@@ -213,6 +217,7 @@ fn t95(n: usize) -> f64 {
 }
 
 /// One acceptance check, evaluated.
+#[derive(Debug)]
 pub struct Check {
     /// What is checked.
     pub what: String,
@@ -277,81 +282,6 @@ pub enum Kind {
     Sequence,
 }
 
-fn fig5a_checks(t: &Table) -> Vec<Check> {
-    let mut out = Vec::new();
-    let mut worst = (f64::INFINITY, 0.0);
-    for (xi, &x) in t.xs.iter().enumerate() {
-        if let (Some((r, _)), Some((s, _))) = (t.stat("rcp", xi), t.stat("tcp-sack", xi)) {
-            if r / s < worst.0 {
-                worst = (r / s, x);
-            }
-        }
-    }
-    out.push(Check {
-        what: "`rcp` ≥ `tcp-sack` at every loss rate".into(),
-        holds: worst.0 >= 1.0,
-        detail: format!(
-            "smallest ratio rcp / tcp-sack = {:.3} at loss {}",
-            worst.0, worst.1
-        ),
-    });
-    for (xi, &x) in t.xs.iter().enumerate().filter(|(_, &x)| x >= 0.05) {
-        if let (Some((r, _)), Some((e, _))) = (t.stat("rcp-eln", xi), t.stat("tcp-eln", xi)) {
-            out.push(Check {
-                what: format!("`rcp-eln` ≥ 1.5 × `tcp-eln` at loss {x}"),
-                holds: r >= 1.5 * e,
-                detail: format!("ratio {:.2} ({r:.3} / {e:.3} Mbit/s)", r / e),
-            });
-        }
-    }
-    out
-}
-
-fn fig4c_checks(t: &Table) -> Vec<Check> {
-    let mut worst = (0.0_f64, 0.0);
-    for (xi, &x) in t.xs.iter().enumerate() {
-        if let (Some((r, _)), Some((s, _))) = (t.stat("rcp", xi), t.stat("tcp-sack", xi)) {
-            let d = (r - s).abs() / s;
-            if d > worst.0 {
-                worst = (d, x);
-            }
-        }
-    }
-    vec![Check {
-        what: "`rcp` within 10 % of `tcp-sack` at every reverse-path load".into(),
-        holds: worst.0 <= 0.10,
-        detail: format!(
-            "largest difference {:.1} % at {} on/off flows",
-            worst.0 * 100.0,
-            worst.1
-        ),
-    }]
-}
-
-fn fig5b_checks(t: &Table) -> Vec<Check> {
-    let mut worst = (f64::INFINITY, 0.0, "");
-    for (xi, &x) in t.xs.iter().enumerate() {
-        let Some((sat, _)) = t.stat("rcp-sat", xi) else {
-            continue;
-        };
-        for other in ["rcp", "tcp-sack"] {
-            if let Some((o, _)) = t.stat(other, xi) {
-                if sat / o < worst.0 {
-                    worst = (sat / o, x, other);
-                }
-            }
-        }
-    }
-    vec![Check {
-        what: "`rcp-sat` ahead of `rcp` and `tcp-sack` at every delay".into(),
-        holds: worst.0 > 1.0,
-        detail: format!(
-            "smallest ratio rcp-sat / {} = {:.2} at {} ms",
-            worst.2, worst.0, worst.1
-        ),
-    }]
-}
-
 /// What the measured flow's goodput cost: its retransmissions per delivered
 /// segment and timeouts, and the goodput left to the backlogged reverse flow.
 fn fig5b_costs(results: &[RunResult]) -> String {
@@ -386,89 +316,6 @@ fn fig5b_costs(results: &[RunResult]) -> String {
         let _ = writeln!(md);
     }
     md
-}
-
-/// Aggregation efficiency (R²CP §4.4.3): each scheme's mean goodput over
-/// Ideal's at every x, and the smallest.
-fn efficiency(t: &Table, scheme: &str) -> Vec<(f64, f64)> {
-    (0..t.xs.len())
-        .filter_map(|xi| {
-            let (i, _) = t.stat("ideal", xi)?;
-            let (g, _) = t.stat(scheme, xi)?;
-            Some((t.xs[xi], g / i))
-        })
-        .collect()
-}
-
-fn r2cp_tracks_ideal(t: &Table, unit: &str) -> Check {
-    tracks_ideal(t, "r2cp", unit)
-}
-
-/// `scheme` at 95 % of Ideal or more at every point.
-fn tracks_ideal(t: &Table, scheme: &str, unit: &str) -> Check {
-    let eff = efficiency(t, scheme);
-    let worst = eff
-        .iter()
-        .copied()
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .unwrap_or((0.0, 0.0));
-    Check {
-        what: format!("`{scheme}` ≥ 95 % of Ideal at every point (receive buffer 256 KB)"),
-        holds: !eff.is_empty() && eff.iter().all(|&(_, e)| e >= 0.95),
-        detail: format!("smallest {:.1} % at {} {unit}", worst.1 * 100.0, worst.0),
-    }
-}
-
-/// `apps` below both R²CP variants at the point of largest mismatch (the
-/// first x for Figure 9(a), the last for 9(b)).
-fn apps_below_both(t: &Table, xi: usize, at: &str) -> Check {
-    let m = |s: &str| t.stat(s, xi).map_or(f64::NAN, |(m, _)| m);
-    let (apps, r, s) = (m("apps"), m("r2cp"), m("r2cp-s"));
-    Check {
-        what: format!("`apps` below `r2cp` and `r2cp-s` at {at}"),
-        holds: apps < r && apps < s,
-        detail: format!("apps {apps:.3}, r2cp {r:.3}, r2cp-s {s:.3} Mbit/s"),
-    }
-}
-
-fn fig9a_checks(t: &Table) -> Vec<Check> {
-    vec![
-        r2cp_tracks_ideal(t, "Mbit/s"),
-        tracks_ideal(t, "r2cp-coupled", "Mbit/s"),
-        apps_below_both(t, 0, "the largest bandwidth mismatch (1 against 4 Mbit/s)"),
-    ]
-}
-
-fn fig9b_checks(t: &Table) -> Vec<Check> {
-    // x is half of pipe 2's round trip; pipe 1's is 30 ms.
-    let beyond_3x: Vec<(f64, f64)> = efficiency(t, "r2cp-s")
-        .into_iter()
-        .filter(|&(x, _)| 2.0 * x > 90.0)
-        .collect();
-    let worst = beyond_3x
-        .iter()
-        .copied()
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .unwrap_or((0.0, f64::INFINITY));
-    let mut t2 = vec![
-        r2cp_tracks_ideal(t, "ms (half of pipe 2's round trip)"),
-        tracks_ideal(t, "r2cp-coupled", "ms (half of pipe 2's round trip)"),
-        apps_below_both(
-            t,
-            t.xs.len().saturating_sub(1),
-            "the largest RTT mismatch (210 against 30 ms)",
-        ),
-    ];
-    t2.push(Check {
-        what: "`r2cp-s` below 85 % of Ideal somewhere beyond a 3× RTT mismatch".into(),
-        holds: worst.1 < 0.85,
-        detail: format!(
-            "smallest {:.1} % at a {} ms round trip",
-            worst.1 * 100.0,
-            2.0 * worst.0
-        ),
-    });
-    t2
 }
 
 /// Figure 9(c): the share of arrivals that find the receive buffer at least
@@ -593,27 +440,6 @@ fn splice(doc: &str, name: &str, body: &str) -> String {
         (Some(a), Some(b)) if b > a => format!("{}{}{}", &doc[..a], block, &doc[b + end.len()..]),
         _ => format!("{}\n{}\n", doc.trim_end(), block),
     }
-}
-
-fn fig5c_checks(goodput: &Table, energy: &Table) -> Vec<Check> {
-    let mut out = Vec::new();
-    for (xi, &x) in energy.xs.iter().enumerate() {
-        if let (Some((er, _)), Some((et, _)), Some((gr, _)), Some((gt, _))) = (
-            energy.stat("rcp", xi),
-            energy.stat("tcp-sack", xi),
-            goodput.stat("rcp", xi),
-            goodput.stat("tcp-sack", xi),
-        ) {
-            out.push(Check {
-                what: format!(
-                    "bad-state mean {x} s: RCP's energy per MB below TCP's, with goodput no lower"
-                ),
-                holds: er < et && gr >= gt,
-                detail: format!("{er:.2} vs {et:.2} J/MB; {gr:.4} vs {gt:.4} Mbit/s"),
-            });
-        }
-    }
-    out
 }
 
 fn run_energy(

@@ -3,84 +3,6 @@
 
 use super::*;
 
-/// The R²CP figures' checks (Figure 8), on the runs of the first seed.
-pub(super) fn fig8_checks(name: &str, runs: &[(&str, &RunResult)]) -> Vec<Check> {
-    let report = |v: &str| {
-        runs.iter()
-            .find(|(x, _)| *x == v)
-            .and_then(|(_, r)| named_flow(r, "download"))
-    };
-    let mut checks = Vec::new();
-    match name {
-        "r2cp-fig8a" => {
-            if let Some(f) = report("make-before-break") {
-                let (gap, usual) = (
-                    f.handoff_disruption_s.unwrap_or(f64::NAN),
-                    f.pre_handoff_median_gap_s.unwrap_or(f64::NAN),
-                );
-                checks.push(Check {
-                    what: "make-before-break disruption at most 2× the median inter-arrival gap before the handoff".into(),
-                    holds: gap <= 2.0 * usual,
-                    detail: format!("{:.1} ms against a median gap of {:.1} ms", gap * 1e3, usual * 1e3),
-                });
-            }
-            if let Some(f) = report("break-before-make") {
-                // Network B's path from Server-I: 2 × (20 + 1 + 15) ms of
-                // propagation plus a 1040-byte packet at 2 and 5 Mbit/s.
-                let rtt = 0.072 + 0.00416 + 0.00166;
-                let gap = f.handoff_disruption_s.unwrap_or(f64::NAN);
-                // The new pipe's handshake as it happened; the gap counts
-                // from the last delivery before network A is lost, up to one
-                // usual gap earlier.
-                let handshake = f.pipe_handshakes_s.get(1).copied().unwrap_or(f64::NAN);
-                let usual = f.pre_handoff_median_gap_s.unwrap_or(f64::NAN);
-                checks.push(Check {
-                    what:
-                        "hard-handoff disruption at most one new-path RTT plus the pipe handshake"
-                            .into(),
-                    holds: gap <= usual + handshake + rtt,
-                    detail: format!(
-                        "{:.1} ms: the handshake took {:.1} ms, the new-path RTT is {:.1} ms, the median gap before {:.1} ms",
-                        gap * 1e3,
-                        handshake * 1e3,
-                        rtt * 1e3,
-                        usual * 1e3
-                    ),
-                });
-            }
-        }
-        "r2cp-fig8b" => {
-            for (v, r) in runs {
-                if let Some(f) = named_flow(r, "download") {
-                    checks.push(Check {
-                        what: format!("{v}: no byte fetched twice"),
-                        holds: f.duplicate_bytes == 0,
-                        detail: format!("{} duplicate bytes", f.duplicate_bytes),
-                    });
-                }
-            }
-        }
-        "r2cp-policy" | "ptcp-fig11" => checks.extend(policy_checks(runs)),
-        "r2cp-blackout" => {
-            let gap = |v: &str| report(v).map(|f| f.max_delivery_gap_s);
-            if let (Some(red), Some(plain)) = (gap("redundant"), gap("plain")) {
-                checks.push(Check {
-                    what: "with redundant striping the application keeps receiving through a blackout (longest stall under 1 s)".into(),
-                    holds: red < 1.0,
-                    detail: format!("{:.0} ms", red * 1e3),
-                });
-                checks.push(Check {
-                    what: "without it too, since the silent pipe probes with requests that take nothing from the working one (longest stall under 1 s)".into(),
-                    holds: plain < 1.0,
-                    detail: format!("{:.0} ms against a {BLACKOUT_S:.0} s blackout", plain * 1e3),
-                });
-            }
-        }
-        _ => {}
-    }
-    checks
-}
-
 /// Figure 11's checks (R²CP's engine or pTCP's): the policy holds the
 /// target, and the WWAN only fills the gap.
 pub(super) fn policy_checks(runs: &[(&str, &RunResult)]) -> Vec<Check> {
@@ -91,7 +13,13 @@ pub(super) fn policy_checks(runs: &[(&str, &RunResult)]) -> Vec<Check> {
             .find(|(x, _)| *x == v)
             .and_then(|(_, r)| download(r).map(|(fi, pts)| (*r, fi, pts)))
     };
-    if let (Some((rb, fb, best)), Some((rt, ft, target))) = (get("best-effort"), get("target")) {
+    let (Some((rb, fb, best)), Some((rt, ft, target))) = (get("best-effort"), get("target")) else {
+        return vec![missing(
+            "the policy figure's checks",
+            "no `download` flow in variant `best-effort` or `target`",
+        )];
+    };
+    {
         let (a, b) = (POLICY_FROM_S, rt.summary.duration_s);
         let mean = rate_between(&target, a, b);
         checks.push(Check {
@@ -119,8 +47,6 @@ pub(super) fn policy_checks(runs: &[(&str, &RunResult)]) -> Vec<Check> {
 
 /// Where the policy figure's rates are taken from (after start-up).
 pub(super) const POLICY_FROM_S: f64 = 10.0;
-/// The longer WLAN blackout of `r2cp-blackout.toml`.
-pub(super) const BLACKOUT_S: f64 = 6.0;
 
 /// Rates of the `download` flow and its pipes per variant, from
 /// `POLICY_FROM_S` to the end (Figure 11's comparison).
@@ -257,7 +183,9 @@ pub(super) fn run_sequence(
     );
     md.push_str(&(target.extra)(results));
     let named: Vec<(&str, &RunResult)> = runs.iter().map(|(v, r)| (v.as_str(), *r)).collect();
-    let mut checks = fig8_checks(target.name, &named);
+    let sc = Scenario::parse(target.path, target.scenario)?;
+    let spec = sc.build(&sc.points()[0], seed)?;
+    let mut checks = fig8_checks(target.name, &named, &spec);
     checks.extend((target.run_checks)(results));
     checks_and_notes(&mut md, target, &checks);
     let holds = checks.iter().all(|c| c.holds);

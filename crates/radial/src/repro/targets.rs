@@ -197,6 +197,7 @@ pub const TARGETS: &[Target] = &[
         measured: Measured::SumReliable,
         extra: |r| fig9_extra(r, "window"),
         notes: "The paper's buffer size is not in our copy; this sweep shows where the buffer starts to limit each scheme at the hardest point of Figure 9(b). Each Ideal connection has a buffer of the same size of its own. The paper's contrast shows where the buffer is short: at 32 and 64 KB `r2cp-s` gives the slow pipe the lowest segment every time it asks, the head of line then waits a 210 ms round trip with the buffer full behind it, and the connection runs at little more than the buffer per slow round trip (1.4 and 2.8 Mbit/s); ranked `r2cp` freezes the slow pipe whenever its rank puts its segment past the buffer (§4.3.1) and keeps the quick pipe's rate (3.7 and 3.6 Mbit/s). From 128 to 192 KB both fall short of Ideal, `r2cp` slightly more: the quick pipe's Reno window fills its 50-packet drop-tail queue, those queued bytes hold buffer too (65 KB in flight where 15 KB would carry its rate), and what is left is not enough for the slow pipe's rank, so it stays frozen more. Per-pipe limits on bytes queued in the network would do better; that is not in the paper.",
+        checks: fig9b_buffer_checks,
         ..BASE
     },
     Target {

@@ -93,6 +93,41 @@ impl GilbertElliott {
     }
 }
 
+/// A Gilbert-Elliott channel moved on by the clock instead of by scheduled
+/// events (the emulator's paths): asked for its loss rate at `now`, it first
+/// passes through every change of state due by then, with the same draws
+/// as a simulated channel.
+#[derive(Clone, Debug)]
+pub struct ClockedChannel {
+    /// The channel.
+    pub channel: GilbertElliott,
+    next: Option<Instant>,
+}
+
+impl ClockedChannel {
+    /// A channel starting good at the first call.
+    pub fn new(params: GilbertElliottParams, rng: Rng) -> Self {
+        ClockedChannel {
+            channel: GilbertElliott::new(params, rng),
+            next: None,
+        }
+    }
+
+    /// The packet error rate at `now` (`now` never decreases).
+    pub fn loss_rate_at(&mut self, now: Instant) -> f64 {
+        let mut at = match self.next {
+            Some(at) => at,
+            None => now + self.channel.sojourn(),
+        };
+        while at <= now {
+            self.channel.toggle(at);
+            at += self.channel.sojourn();
+        }
+        self.next = Some(at);
+        self.channel.loss_rate()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +142,21 @@ mod tests {
         };
         let want = (10.0 * 0.0001 + 5.0 * 0.1) / 15.0;
         assert!((p.stationary_loss() - want).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_clocked_channel_spends_its_share_of_time_bad() {
+        let p = GilbertElliottParams {
+            good_loss: 0.0,
+            bad_loss: 1.0,
+            good_mean: Duration::from_millis(300),
+            bad_mean: Duration::from_millis(100),
+        };
+        let mut c = ClockedChannel::new(p, Rng::stream(7, "test"));
+        let bad = (0..100_000u64)
+            .filter(|&k| c.loss_rate_at(Instant::ZERO + Duration::from_millis(k)) == 1.0)
+            .count();
+        // A quarter of the time in the bad state, within sampling noise.
+        assert!((20_000..30_000).contains(&bad), "{bad} ms of 100000 bad");
     }
 }
