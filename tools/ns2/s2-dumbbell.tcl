@@ -4,23 +4,32 @@
 # 20 Sack1 flows Si->Di, flow i starts at U(0,1) s drawn from a seeded RNG
 # stream; 300 s; receiver window 256 packets.  Goodput is bytes delivered by
 # t = 300 s divided by 300 s (not by 300 - start_i).
-# Usage: ns s2-dumbbell.tcl <seed>
+# Usage: ns s2-dumbbell.tcl <seed> [<flows> <duration s>]
+#   With <flows> N (the scaling curve of `radial bench --scaling`), the
+#   bottleneck is scaled with the flow count: N/2 Mbit/s and a queue of 5N
+#   packets (10 Mbit/s and 100 packets for 20 flows).
 source [file join [file dirname [info script]] common.tcl]
 
-if {$argc != 1} {
-    puts stderr "usage: ns s2-dumbbell.tcl <seed>"
+if {$argc != 1 && $argc != 3} {
+    puts stderr "usage: ns s2-dumbbell.tcl <seed> \[<flows> <duration s>\]"
     exit 1
 }
 set seed [lindex $argv 0]
 set duration 300.0
 set nflows 20
+if {$argc == 3} {
+    set nflows [lindex $argv 1]
+    set duration [lindex $argv 2]
+}
+set bottleneck [expr {$nflows / 2.0}]Mb
+set bqueue [expr {5 * $nflows}]
 
 set ns [new Simulator]
 radial_seed $seed
 
 set r1 [$ns node]
 set r2 [$ns node]
-radial_link $ns $r1 $r2 10Mb 20ms 100
+radial_link $ns $r1 $r2 $bottleneck 20ms $bqueue
 
 set startrv [radial_uniform01]
 set flows {}

@@ -16,17 +16,19 @@ use radial_sim::{Scenario, Simulator};
 use crate::cli::CliError;
 
 /// The S2 dumbbell, embedded so `radial bench` runs anywhere.
-const S2: &str = include_str!("../../../scenarios/validation/s2-dumbbell.toml");
+pub(crate) const S2: &str = include_str!("../../../scenarios/validation/s2-dumbbell.toml");
 
 /// One timed run, as `bench-one` prints it.
 #[derive(Clone, Copy, Debug)]
-struct Sample {
+pub(crate) struct Sample {
     /// Simulation alone, timed inside the child.
-    wall_s: f64,
+    pub wall_s: f64,
     /// The whole child process, timed from outside (as ns-2 is).
-    process_s: f64,
-    events: u64,
-    max_rss_kb: u64,
+    pub process_s: f64,
+    pub events: u64,
+    pub max_rss_kb: u64,
+    /// Packets that crossed a link, summed over links (packet-hops).
+    pub hops: u64,
 }
 
 fn load(scenario: Option<&Path>) -> Result<Scenario, CliError> {
@@ -64,11 +66,16 @@ pub fn bench_one(
     let t = WallClock::now();
     let out = Simulator::new(spec).run();
     let wall = t.elapsed().as_secs_f64();
-    println!("{wall:.6} {} {}", out.summary.events, own_max_rss_kb());
+    let hops: u64 = out.summary.links.iter().map(|l| l.stats.tx_packets).sum();
+    println!(
+        "{wall:.6} {} {} {hops}",
+        out.summary.events,
+        own_max_rss_kb()
+    );
     Ok(())
 }
 
-fn child(args: &[String]) -> Result<Sample, CliError> {
+pub(crate) fn child(args: &[String]) -> Result<Sample, CliError> {
     let exe = std::env::current_exe().map_err(|e| CliError::Failed(format!("current_exe: {e}")))?;
     let t = WallClock::now();
     let out = Command::new(exe)
@@ -90,6 +97,7 @@ fn child(args: &[String]) -> Result<Sample, CliError> {
         process_s,
         events: parse(1) as u64,
         max_rss_kb: parse(2) as u64,
+        hops: parse(3) as u64,
     })
 }
 
@@ -136,7 +144,7 @@ fn ns2_startup() -> Option<f64> {
     ok.then_some(wall)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub(crate) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }

@@ -99,6 +99,11 @@ enum Command {
         /// Directory of ns-2's Tcl version (default: tools/ns2 if present).
         #[arg(long)]
         ns2_dir: Option<PathBuf>,
+        /// The scaling curve instead: S2's dumbbell with 20, 200 and 2,000
+        /// flows (bottleneck scaled with them), time per packet-hop beside
+        /// ns-2's.
+        #[arg(long, conflicts_with = "scenario")]
+        scaling: bool,
     },
     /// Serve the files below a directory over UDP (RCP senders, one per pipe
     /// of each client). Servers with the same files are replicas.
@@ -223,7 +228,18 @@ pub fn main() -> ExitCode {
             scenario,
             repeat,
             ns2_dir,
-        } => crate::bench::bench(scenario.as_deref(), repeat, ns2_dir.as_deref()),
+            scaling,
+        } => {
+            if scaling {
+                let dir = ns2_dir.or_else(|| {
+                    let d = PathBuf::from("tools/ns2");
+                    d.join("s2-dumbbell.tcl").exists().then_some(d)
+                });
+                crate::bench_scaling::scaling(repeat, dir.as_deref())
+            } else {
+                crate::bench::bench(scenario.as_deref(), repeat, ns2_dir.as_deref())
+            }
+        }
         Command::Serve {
             root,
             listen,

@@ -2,6 +2,7 @@
 //! move real files over UDP (`serve`, `get`).
 
 mod bench;
+mod bench_scaling;
 mod cli;
 mod demo;
 mod emulate;

@@ -113,24 +113,11 @@ pub(super) fn fig8_checks(name: &str, runs: &[(&str, &RunResult)], spec: &RunSpe
     match name {
         "r2cp-fig8a" => {
             let what = "make-before-break disruption at most 2× the median inter-arrival gap before the handoff";
-            match report("make-before-break") {
-                None => checks.push(no_flow(what, "make-before-break")),
-                Some(f) => {
-                    let (gap, usual) = (
-                        f.handoff_disruption_s.unwrap_or(f64::NAN),
-                        f.pre_handoff_median_gap_s.unwrap_or(f64::NAN),
-                    );
-                    checks.push(Check {
-                        what: what.into(),
-                        holds: gap <= 2.0 * usual,
-                        detail: format!(
-                            "{:.1} ms against a median gap of {:.1} ms",
-                            gap * 1e3,
-                            usual * 1e3
-                        ),
-                    });
-                }
-            }
+            checks.push(seamless(
+                what,
+                report("make-before-break"),
+                "make-before-break",
+            ));
             checks.push(hard_handoff(report("break-before-make"), spec));
         }
         "r2cp-fig8b" => {
@@ -176,6 +163,25 @@ pub(super) fn fig8_checks(name: &str, runs: &[(&str, &RunResult)], spec: &RunSpe
         _ => {}
     }
     checks
+}
+
+/// A seamless handoff: the longest delivery gap around it at most twice
+/// the median gap before it (variant `v`'s `download` flow `f`).
+pub(super) fn seamless(what: &str, f: Option<&radial_sim::metrics::FlowReport>, v: &str) -> Check {
+    let Some(f) = f else {
+        return missing(what, format!("no `download` flow in variant `{v}`"));
+    };
+    let gap = f.handoff_disruption_s.unwrap_or(f64::NAN);
+    let usual = f.pre_handoff_median_gap_s.unwrap_or(f64::NAN);
+    Check {
+        what: what.into(),
+        holds: gap <= 2.0 * usual,
+        detail: format!(
+            "{:.1} ms against a median gap of {:.1} ms",
+            gap * 1e3,
+            usual * 1e3
+        ),
+    }
 }
 
 /// Figure 8(a), break-before-make: the stall is at most the median gap

@@ -56,24 +56,7 @@ pub(super) fn ptcp_fig13_checks(results: &[RunResult]) -> Vec<Check> {
     let mut checks = Vec::new();
     let what =
         "soft handoff: in-order delivery pauses at most twice its median gap before the handoff";
-    match f("soft") {
-        None => checks.push(missing(what, "no `download` flow in variant `soft`")),
-        Some(f) => {
-            let (gap, usual) = (
-                f.handoff_disruption_s.unwrap_or(f64::NAN),
-                f.pre_handoff_median_gap_s.unwrap_or(f64::NAN),
-            );
-            checks.push(Check {
-                what: what.into(),
-                holds: gap <= 2.0 * usual,
-                detail: format!(
-                    "{:.1} ms against a median gap of {:.1} ms",
-                    gap * 1e3,
-                    usual * 1e3
-                ),
-            });
-        }
-    }
+    checks.push(seamless(what, f("soft"), "soft"));
     let what = "hard handoff: delivery resumes within one round trip plus the new pipe's handshake (and the usual gap and a packet)";
     let nodes = ["server", "AP2", "MH2"];
     let bound =
