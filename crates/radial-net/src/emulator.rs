@@ -36,7 +36,7 @@ pub struct LinkModel {
     /// One-way propagation delay.
     pub delay: Duration,
     /// Packets that may wait for the link (drop-tail; the one being sent
-    /// counts, as in ns-2).
+    /// counts, as in ns-2); at least 2 (a smaller limit is taken as 2).
     pub queue: usize,
     /// Probability that a packet that crossed the link is lost.
     pub loss: f64,

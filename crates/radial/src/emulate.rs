@@ -139,8 +139,8 @@ fn load(file: &Path) -> Result<Emulation, CliError> {
                     p.front
                 ))
             })?;
-        if p.queue == Some(0) {
-            return Err(bad(format!("key `path[{i}].queue`: must be at least 1")));
+        if p.queue.is_some_and(|q| q < 2) {
+            return Err(bad(format!("key `path[{i}].queue`: must be at least 2 packets (a limit of N holds N - 1 waiting packets plus the one on the wire, as in scenario files)")));
         }
         // The loss of a scenario's link from the server (forward, the path's
         // `down`) to the client (reverse, `up`), checked by the same code.

@@ -504,6 +504,16 @@ fn emulate_reads_loss_as_scenario_files_do() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("path[0].loss.good_mean"), "{err}");
+    // A queue of one packet is refused as in scenario files (it would drop
+    // everything), not silently enlarged.
+    std::fs::write(&file, format!("{head}queue = 1\n")).unwrap();
+    let o = radial(&["emulate", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("path[0].queue") && err.contains("at least 2"),
+        "{err}"
+    );
 }
 
 #[test]
