@@ -93,7 +93,7 @@ pub fn aggregation() -> (Summary, f64) {
     let (emu, cfg) = two_paths(&f, path(20, 10), path(20, 60));
     let mut marks = Vec::new();
     let s = get(&cfg, None, |p| marks.push((p.elapsed_s, p.delivered))).unwrap();
-    emu.stop();
+    emu.stop().expect("the emulator ran to the end");
     assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());
     (s, best_rate(&marks, 5.0))
 }
