@@ -18,6 +18,8 @@ pub mod emulator;
 pub mod guard;
 pub mod server;
 pub mod session;
+#[cfg(target_os = "linux")]
+pub mod shell;
 pub mod watch;
 
 pub use client::{

@@ -133,6 +133,12 @@ enum Command {
         /// Emulation file (TOML; docs/scenarios.md, "Emulation files").
         file: PathBuf,
     },
+    /// A shell whose network is an emulation file's paths (Linux, root):
+    /// the command runs in a network namespace with one interface per path
+    /// (10.0.I.2), the servers' namespace (10.255.0.1) behind them, and the
+    /// file's schedule takes interfaces down and up. Exits with the
+    /// command's status.
+    Shell(crate::shell::ShellArgs),
     /// One timed run for `radial bench` (prints wall_s, events, peak RSS kB).
     #[command(hide = true)]
     BenchOne {
@@ -247,6 +253,10 @@ pub fn main() -> ExitCode {
         } => crate::net::serve(&root, &listen, &flags),
         Command::Get { url, flags } => crate::net::get(&url, &flags),
         Command::Emulate { file } => crate::emulate::emulate(&file),
+        Command::Shell(args) => match crate::shell::shell(&args) {
+            Ok(code) => return code,
+            Err(e) => Err(e),
+        },
         Command::BenchOne {
             scenario,
             duration,

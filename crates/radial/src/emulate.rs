@@ -1,6 +1,7 @@
-//! `radial emulate FILE`: the loopback link emulator of `radial-net` driven
-//! by an emulation file (`docs/scenarios.md`, "Emulation files"), with the
-//! simulator's units and link keys.
+//! Emulation files (`docs/scenarios.md`, "Emulation files"): paths with the
+//! simulator's units and link keys, and a timed schedule; and `radial
+//! emulate FILE`, the loopback link emulator of `radial-net` driven by one.
+//! `radial shell` reads the same files.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
@@ -21,8 +22,9 @@ use crate::cli::CliError;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct EmuFile {
-    /// The server the paths lead to.
-    server: String,
+    /// The server the paths lead to (`radial emulate` only).
+    #[serde(default)]
+    server: Option<String>,
     /// Seed of the loss draws.
     #[serde(default)]
     seed: Option<u64>,
@@ -35,8 +37,10 @@ struct EmuFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PathTable {
-    /// Where the client sends: an IP address (any port) or IP:PORT.
-    front: String,
+    /// Where the client sends: an IP address (any port) or IP:PORT
+    /// (`radial emulate` only).
+    #[serde(default)]
+    front: Option<String>,
     rate: Rate,
     #[serde(default)]
     rate_reverse: Option<Rate>,
@@ -105,25 +109,31 @@ fn duration(t: Time) -> Duration {
 
 /// A checked emulation file.
 #[derive(Debug)]
-struct Emulation {
-    server: SocketAddr,
-    /// Front address and model of each path.
-    paths: Vec<(SocketAddr, PathModel)>,
+pub struct Emulation {
+    /// The server, if the file names one.
+    pub server: Option<SocketAddr>,
+    /// Front address (if the file gives one) and model of each path.
+    pub paths: Vec<(Option<SocketAddr>, PathModel)>,
     /// Changes, in time order.
-    schedule: Vec<(Duration, EmuCommand)>,
-    seed: u64,
+    pub schedule: Vec<(Duration, EmuCommand)>,
+    /// Seed of the loss draws.
+    pub seed: u64,
 }
 
 /// Reads and checks an emulation file.
-fn load(file: &Path) -> Result<Emulation, CliError> {
+pub fn load(file: &Path) -> Result<Emulation, CliError> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| CliError::Input(format!("{}: {e}", file.display())))?;
     let bad = |m: String| CliError::Input(format!("{}: {m}", file.display()));
     let f: EmuFile = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
-    let server: SocketAddr = f
+    let server = f
         .server
-        .parse()
-        .map_err(|_| bad(format!("key `server`: `{}` is not IP:PORT", f.server)))?;
+        .as_ref()
+        .map(|s| {
+            s.parse::<SocketAddr>()
+                .map_err(|_| bad(format!("key `server`: `{s}` is not IP:PORT")))
+        })
+        .transpose()?;
     if f.paths.is_empty() {
         return Err(bad("no [[path]]".into()));
     }
@@ -131,14 +141,13 @@ fn load(file: &Path) -> Result<Emulation, CliError> {
     for (i, p) in f.paths.iter().enumerate() {
         let front = p
             .front
-            .parse::<SocketAddr>()
-            .or_else(|_| p.front.parse::<IpAddr>().map(|ip| SocketAddr::new(ip, 0)))
-            .map_err(|_| {
-                bad(format!(
-                    "key `path[{i}].front`: `{}` is not an IP address",
-                    p.front
-                ))
-            })?;
+            .as_ref()
+            .map(|f| {
+                f.parse::<SocketAddr>()
+                    .or_else(|_| f.parse::<IpAddr>().map(|ip| SocketAddr::new(ip, 0)))
+                    .map_err(|_| bad(format!("key `path[{i}].front`: `{f}` is not an IP address")))
+            })
+            .transpose()?;
         if p.queue.is_some_and(|q| q < 2) {
             return Err(bad(format!("key `path[{i}].queue`: must be at least 2 packets (a limit of N holds N - 1 waiting packets plus the one on the wire, as in scenario files)")));
         }
@@ -206,6 +215,20 @@ pub fn emulate(file: &Path) -> Result<(), CliError> {
         schedule,
         seed,
     } = load(file)?;
+    let bad = |m: &str| CliError::Input(format!("{}: {m}", file.display()));
+    let server =
+        server.ok_or_else(|| bad("key `server`: radial emulate needs the server's IP:PORT"))?;
+    let paths = paths
+        .into_iter()
+        .enumerate()
+        .map(|(i, (front, model))| {
+            front.map(|f| (f, model)).ok_or_else(|| {
+                bad(&format!(
+                    "key `path[{i}].front`: radial emulate needs each path's front address"
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let emu = Emulator::start(server, &paths, seed)
         .map_err(|e| CliError::Failed(format!("emulator: {e}")))?;
     for (i, (_, m)) in paths.iter().enumerate() {
@@ -274,9 +297,9 @@ action = "down"
             schedule,
             seed,
         } = load(&write(GOOD)).unwrap();
-        assert_eq!(server, "127.0.0.1:7400".parse().unwrap());
+        assert_eq!(server, Some("127.0.0.1:7400".parse().unwrap()));
         assert_eq!(seed, 1);
-        assert_eq!(paths[0].0, "127.0.0.11:0".parse().unwrap());
+        assert_eq!(paths[0].0, Some("127.0.0.11:0".parse().unwrap()));
         // One BDP of 20 Mbit/s × 20 ms in 1500-byte packets.
         assert_eq!(paths[0].1.down.queue, 34);
         assert_eq!(paths[1].1.up.rate_bps, 1_000_000);

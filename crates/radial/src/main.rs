@@ -12,6 +12,7 @@ mod plot;
 mod repro;
 mod run;
 mod shard;
+mod shell;
 mod stress;
 mod sweep;
 mod timeseries;

@@ -372,6 +372,10 @@ pub struct GetFlags {
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
+    /// The receive buffer in bytes, shared by every pipe (default about
+    /// 4 MB).
+    #[arg(long, value_name = "BYTES")]
+    pub buffer: Option<u64>,
 }
 
 /// Checks that the output file can be written before any server is asked:
@@ -479,6 +483,7 @@ pub fn get(url: &str, flags: &GetFlags) -> Result<(), CliError> {
     };
     cfg.insecure = flags.insecure;
     cfg.resume = flags.resume;
+    cfg.buffer = flags.buffer;
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
@@ -554,6 +559,7 @@ pub fn get(url: &str, flags: &GetFlags) -> Result<(), CliError> {
             "duplicate_bytes": s.duplicate_bytes,
             "migrations": s.migrations,
             "resumed_from": s.resumed_from,
+            "longest_stall_s": s.longest_stall_s,
         });
         println!(
             "{}",

@@ -68,6 +68,9 @@ pub struct GetConfig {
     /// Resume from `out`'s `.part` file: its bytes are kept (and checked
     /// with the rest against the SHA-256), only the rest is asked for.
     pub resume: bool,
+    /// The receive buffer in bytes, shared by every pipe (default: the
+    /// runtime's, [`crate::config::rcp_config`]).
+    pub buffer: Option<u64>,
 }
 
 impl GetConfig {
@@ -85,6 +88,7 @@ impl GetConfig {
             trust: Trust::Any,
             insecure: false,
             resume: false,
+            buffer: None,
         }
     }
 }
@@ -147,6 +151,9 @@ pub struct Summary {
     pub first_contacts: Vec<(SocketAddr, [u8; 32])>,
     /// Bytes a resumed download already held.
     pub resumed_from: u64,
+    /// The longest time, in seconds, between two advances of the bytes
+    /// delivered in order, after the first (the stall a handoff causes).
+    pub longest_stall_s: f64,
 }
 
 impl Summary {
@@ -308,6 +315,10 @@ pub fn get(
             .expect("asked")
     };
     let mut r2cp = r2cp_config(conn);
+    if let Some(bytes) = cfg.buffer {
+        // At least a few segments, so that a window can open.
+        r2cp.pipe.window = (bytes / crate::config::MSS).max(4);
+    }
     r2cp.target = cfg.target.map(|(rate, prefer)| TargetRate {
         rate,
         prefer: PathId(prefer as u16),
@@ -349,6 +360,7 @@ pub fn get(
     let mut receiver = crate::batch::Receiver::default();
     let mut events = Events::with_capacity(256);
     let mut last_progress = std::time::Instant::now();
+    let mut longest_stall = std::time::Duration::ZERO;
     let mut last_report = std::time::Instant::now();
     let mut done = held == size;
     while !done {
@@ -487,6 +499,9 @@ pub fn get(
                 break;
             }
             out.write(&read_buf[..n])?;
+            if delivered > held {
+                longest_stall = longest_stall.max(last_progress.elapsed());
+            }
             delivered += n as u64;
             last_progress = std::time::Instant::now();
         }
@@ -541,6 +556,7 @@ pub fn get(
             .filter_map(|(to, o)| o.first_contact.map(|k| (*to, k)))
             .collect(),
         resumed_from: held,
+        longest_stall_s: longest_stall.as_secs_f64(),
     })
 }
 

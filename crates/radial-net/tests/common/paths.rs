@@ -61,6 +61,7 @@ pub fn two_paths(f: &Fixture, a: PathModel, b: PathModel) -> (Emulator, GetConfi
         trust: Trust::Any,
         insecure: false,
         resume: false,
+        buffer: None,
     };
     (emu, cfg)
 }
@@ -176,6 +177,7 @@ pub fn under_garbage() -> (f64, f64) {
             trust: Trust::Any,
             insecure: false,
             resume: false,
+            buffer: None,
         };
         let s = get(&cfg, None, |_| {}).unwrap();
         assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Bulk transfer over the kernel's TCP or MPTCP, for tools/bench/mptcp.sh.
+
+  bulk.py serve ADDR PORT BYTES [--mptcp]     send BYTES to every client
+  bulk.py get ADDR PORT [--mptcp] [--rcvbuf N] [--bind IP]
+                                              receive until the server closes;
+                                              print a JSON summary
+  bulk.py cpu FILE COMMAND...                 run COMMAND; write the CPU
+                                              seconds it took to FILE
+
+The summary has the bytes, seconds, goodput (Mbit/s), the longest time
+between two receipts (the stall a handoff causes), the client's CPU seconds,
+and the receive buffer the kernel reports.
+"""
+
+import json
+import resource
+import socket
+import sys
+import time
+
+IPPROTO_MPTCP = 262
+
+
+def make_socket(mptcp):
+    return socket.socket(socket.AF_INET, socket.SOCK_STREAM,
+                         IPPROTO_MPTCP if mptcp else socket.IPPROTO_TCP)
+
+
+def serve(addr, port, size, mptcp):
+    s = make_socket(mptcp)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((addr, port))
+    s.listen(8)
+    chunk = bytes(range(256)) * 256
+    while True:
+        c, _ = s.accept()
+        left = size
+        try:
+            while left > 0:
+                n = c.send(chunk[:min(left, len(chunk))])
+                left -= n
+        except OSError:
+            pass
+        c.close()
+
+
+def get(addr, port, mptcp, rcvbuf, bind):
+    s = make_socket(mptcp)
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    if bind:
+        s.bind((bind, 0))
+    s.settimeout(60)
+    for attempt in range(50):
+        try:
+            s.connect((addr, port))
+            break
+        except (ConnectionRefusedError, socket.timeout):
+            time.sleep(0.1)
+            s.close()
+            s = make_socket(mptcp)
+            if rcvbuf:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+            if bind:
+                s.bind((bind, 0))
+            s.settimeout(60)
+    start = last = time.monotonic()
+    got = 0
+    gap = 0.0
+    gap_at = 0.0
+    buf = bytearray(1 << 16)
+    while True:
+        n = s.recv_into(buf)
+        if n == 0:
+            break
+        now = time.monotonic()
+        if got and now - last > gap:
+            gap, gap_at = now - last, last - start
+        last = now
+        got += n
+    seconds = last - start
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({
+        "protocol": "mptcp" if mptcp else "tcp",
+        "bytes": got,
+        "seconds": seconds,
+        "goodput_mbps": got * 8 / seconds / 1e6 if seconds > 0 else 0.0,
+        "max_gap_s": gap,
+        "max_gap_at_s": gap_at,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        "rcvbuf": s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF),
+    }))
+
+
+def cpu(out, command):
+    import subprocess
+    code = subprocess.call(command)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with open(out, "w") as f:
+        f.write("%f\n" % (usage.ru_utime + usage.ru_stime))
+    sys.exit(code)
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[0] == "cpu":
+        cpu(argv[1], argv[2:])
+    mptcp = "--mptcp" in argv
+    args = [a for a in argv if a != "--mptcp"]
+
+    def option(name):
+        if name in args:
+            i = args.index(name)
+            value = args[i + 1]
+            del args[i:i + 2]
+            return value
+        return None
+
+    rcvbuf = int(option("--rcvbuf") or 0)
+    bind = option("--bind")
+    if len(args) >= 4 and args[0] == "serve":
+        serve(args[1], int(args[2]), int(args[3]), mptcp)
+    elif len(args) == 3 and args[0] == "get":
+        get(args[1], int(args[2]), mptcp, rcvbuf, bind)
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
