@@ -2,6 +2,7 @@
 //! random starts expand as documented.
 
 use super::*;
+use crate::spec::LinkAction;
 
 /// A valid two-node scenario; tests edit one line of it.
 pub(super) const BASE: &str = r#"[scenario]
