@@ -16,10 +16,7 @@ type Nodes = (Vec<String>, Vec<(u32, EnergyModel)>);
 impl Resolver<'_> {
     /// The nodes' names (templates expanded) and the energy models of
     /// those that have one.
-    pub(super) fn nodes(
-        &self,
-        file: &File,
-    ) -> Result<Nodes, ScenarioError> {
+    pub(super) fn nodes(&self, file: &File) -> Result<Nodes, ScenarioError> {
         let mut nodes: Vec<String> = Vec::new();
         let mut energy = Vec::new();
         for (i, n) in file.nodes.iter().enumerate() {
