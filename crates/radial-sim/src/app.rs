@@ -117,6 +117,33 @@ impl Source {
         }
     }
 
+    /// Hands `ep` as much as it takes now, seeking first where the
+    /// transport skipped ahead (a replica joining a transfer, as a file
+    /// server would), and tells it when no more follows; `scratch` holds
+    /// each chunk.
+    pub fn feed(&mut self, ep: &mut dyn radial_core::Endpoint, scratch: &mut Vec<u8>) {
+        if let Some(o) = ep.write_offset() {
+            if o > self.written {
+                self.written = self.limit.map_or(o, |l| o.min(l));
+            }
+        }
+        while !self.done() {
+            let room = ep.send_capacity();
+            if room == 0 {
+                break;
+            }
+            let n = ep.write(self.next_chunk(room, scratch));
+            self.written += n as u64;
+            if n == 0 {
+                break;
+            }
+        }
+        if self.finished() && !self.closed {
+            self.closed = true;
+            ep.close();
+        }
+    }
+
     /// The next chunk to offer, at most `room` bytes, written into `scratch`.
     pub fn next_chunk<'a>(&self, room: usize, scratch: &'a mut Vec<u8>) -> &'a [u8] {
         let left = self.limit.map_or(u64::MAX, |l| l - self.written);

@@ -185,6 +185,34 @@ struct FlowState {
 }
 
 impl FlowState {
+    /// The application read new data at `now`: the longest gap between
+    /// deliveries, the gaps around the first handoff and after each, and
+    /// the first delivery after each link's return.
+    fn note_delivery(&mut self, now: Instant) {
+        let f = self;
+        if let Some(last) = f.last_delivery {
+            let gap = now - last;
+            if gap > f.max_gap.0 {
+                f.max_gap = (gap, last);
+            }
+            if f.handoffs
+                .iter()
+                .any(|&h| last <= h + HANDOFF_WATCH && now >= h)
+            {
+                f.handoff_gap = Some(f.handoff_gap.map_or(gap, |g| g.max(gap)));
+            }
+            if let Some(&first) = f.handoffs.first() {
+                if now <= first && last + HANDOFF_WATCH >= first {
+                    f.pre_handoff_gaps.push(gap);
+                }
+            }
+        }
+        f.last_delivery = Some(now);
+        for r in f.link_returns.iter_mut().filter(|r| r.0 <= now) {
+            r.1.get_or_insert(now);
+        }
+    }
+
     /// A flow of these agents, nothing delivered yet.
     fn new(sender: u32, receiver: u32, handoffs: Vec<Instant>) -> Self {
         FlowState {
@@ -585,28 +613,7 @@ impl Simulator {
             return;
         };
         if let Some(src) = a.source.as_mut() {
-            // The transport may have skipped ahead (a replica joining a
-            // transfer): the application seeks there, as a file server would.
-            if let Some(o) = ep.write_offset() {
-                if o > src.written {
-                    src.written = src.limit.map_or(o, |l| o.min(l));
-                }
-            }
-            while !src.done() {
-                let room = ep.send_capacity();
-                if room == 0 {
-                    break;
-                }
-                let n = ep.write(src.next_chunk(room, &mut self.scratch));
-                src.written += n as u64;
-                if n == 0 {
-                    break;
-                }
-            }
-            if src.finished() && !src.closed {
-                src.closed = true;
-                ep.close();
-            }
+            src.feed(ep.as_mut(), &mut self.scratch);
         }
         let mut unblocked = false;
         if let (Some(j), Some(r)) = (a.stripe, self.flows[a.flow as usize].reseq.as_mut()) {
@@ -644,63 +651,11 @@ impl Simulator {
             }
             progressed |= sink.delivered > before;
         }
-        {
-            if progressed {
-                let f = &mut self.flows[a.flow as usize];
-                if let Some(last) = f.last_delivery {
-                    let gap = now - last;
-                    if gap > f.max_gap.0 {
-                        f.max_gap = (gap, last);
-                    }
-                    if f.handoffs
-                        .iter()
-                        .any(|&h| last <= h + HANDOFF_WATCH && now >= h)
-                    {
-                        f.handoff_gap = Some(f.handoff_gap.map_or(gap, |g| g.max(gap)));
-                    }
-                    if let Some(&first) = f.handoffs.first() {
-                        if now <= first && last + HANDOFF_WATCH >= first {
-                            f.pre_handoff_gaps.push(gap);
-                        }
-                    }
-                }
-                f.last_delivery = Some(now);
-                for r in f.link_returns.iter_mut().filter(|r| r.0 <= now) {
-                    r.1.get_or_insert(now);
-                }
-            }
+        if progressed {
+            self.flows[a.flow as usize].note_delivery(now);
         }
-        loop {
-            let mut buf = self.net.free.pop().unwrap_or_default();
-            match ep.poll_transmit(now, &mut buf) {
-                Some(path) => {
-                    let b = a
-                        .paths
-                        .get(path.0 as usize)
-                        .copied()
-                        .unwrap_or(PathBinding {
-                            node: a.node,
-                            addr: a.addr,
-                            peer_addr: a.peer_addr,
-                            peer_agent: a.peer_agent,
-                        });
-                    let p = Packet {
-                        src: b.addr,
-                        dst: b.peer_addr,
-                        src_agent: i as u32,
-                        dst_agent: b.peer_agent,
-                        wire_len: buf.len() as u32 + self.net.overhead,
-                        data: buf,
-                    };
-                    a.wire_bytes += u64::from(p.wire_len);
-                    self.net.forward(b.node, p);
-                }
-                None => {
-                    self.net.recycle(buf);
-                    break;
-                }
-            }
-        }
+        transmit(&mut self.net, a, i, now);
+        let ep = a.endpoint.as_mut().expect("served above");
         while let Some(ev) = ep.poll_app_event() {
             if ev == AppEvent::Closed && a.sink.is_some() {
                 self.flows[a.flow as usize].completed_at.get_or_insert(now);
@@ -757,4 +712,43 @@ impl Simulator {
 fn beacons_in(from: Instant, to: Instant) -> u64 {
     let i = BEACON_INTERVAL.as_nanos();
     (to.as_nanos() / i).saturating_sub(from.as_nanos() / i)
+}
+
+/// Sends what agent `i`'s (`a`'s) endpoint has to send at `now`, each
+/// datagram from the node and address of the path it names.
+fn transmit(net: &mut Net, a: &mut Agent, i: usize, now: Instant) {
+    let Some(ep) = a.endpoint.as_mut() else {
+        return;
+    };
+    loop {
+        let mut buf = net.free.pop().unwrap_or_default();
+        match ep.poll_transmit(now, &mut buf) {
+            Some(path) => {
+                let b = a
+                    .paths
+                    .get(path.0 as usize)
+                    .copied()
+                    .unwrap_or(PathBinding {
+                        node: a.node,
+                        addr: a.addr,
+                        peer_addr: a.peer_addr,
+                        peer_agent: a.peer_agent,
+                    });
+                let p = Packet {
+                    src: b.addr,
+                    dst: b.peer_addr,
+                    src_agent: i as u32,
+                    dst_agent: b.peer_agent,
+                    wire_len: buf.len() as u32 + net.overhead,
+                    data: buf,
+                };
+                a.wire_bytes += u64::from(p.wire_len);
+                net.forward(b.node, p);
+            }
+            None => {
+                net.recycle(buf);
+                break;
+            }
+        }
+    }
 }
