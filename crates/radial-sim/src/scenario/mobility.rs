@@ -26,6 +26,10 @@ struct Move {
     span: std::ops::Range<usize>,
 }
 
+/// A move of the random model out of a network: (destination,
+/// probability, outage).
+type Transition = (usize, f64, Duration);
+
 impl Resolver<'_> {
     /// The handoffs of `file` as schedule entries (appended to `schedule`)
     /// and as records for the report.
@@ -176,71 +180,8 @@ impl Resolver<'_> {
         schedule: &mut Vec<ScheduleSpec>,
     ) -> Result<Vec<Move>, ScenarioError> {
         let link = self.link_index(links, &m.link, "mobility.link")?;
-        let names: Vec<&String> = m.networks.iter().map(|n| n.name.get_ref()).collect();
-        for (i, n) in m.networks.iter().enumerate() {
-            let key = format!("mobility.network[{i}]");
-            if names[..i].contains(&n.name.get_ref()) {
-                return self.err(
-                    Some(n.name.span()),
-                    format!("{key}.name"),
-                    format!("duplicate network `{}`", n.name.get_ref()),
-                );
-            }
-            if n.rates.is_empty() {
-                return self.err(
-                    Some(n.name.span()),
-                    format!("{key}.rates"),
-                    "a network needs at least one rate".into(),
-                );
-            }
-            if n.dwell.0.is_zero() {
-                return self.err(
-                    Some(n.name.span()),
-                    format!("{key}.dwell"),
-                    "the mean dwell time must be positive".into(),
-                );
-            }
-        }
-        let network = |s: &toml::Spanned<String>, key: String| match names
-            .iter()
-            .position(|n| *n == s.get_ref())
-        {
-            Some(i) => Ok(i),
-            None => self.err(
-                Some(s.span()),
-                key,
-                format!("unknown network `{}`", s.get_ref()),
-            ),
-        };
-        // Transitions by origin: (destination, probability, outage).
-        let mut out_of: Vec<Vec<(usize, f64, Duration)>> = vec![Vec::new(); names.len()];
-        for (i, t) in m.transitions.iter().enumerate() {
-            let key = format!("mobility.transition[{i}]");
-            let from = network(&t.from, format!("{key}.from"))?;
-            let to = network(&t.to, format!("{key}.to"))?;
-            if !(0.0..=1.0).contains(&t.probability) {
-                return self.err(
-                    Some(t.from.span()),
-                    format!("{key}.probability"),
-                    format!("probability {} is not in [0, 1]", t.probability),
-                );
-            }
-            out_of[from].push((to, t.probability, t.outage.0));
-        }
-        for (i, list) in out_of.iter().enumerate() {
-            let sum: f64 = list.iter().map(|t| t.1).sum();
-            if (sum - 1.0).abs() > 1e-6 {
-                return self.err(
-                    Some(m.networks[i].name.span()),
-                    "mobility.transition".into(),
-                    format!(
-                        "the probabilities out of `{}` add up to {sum}, not 1",
-                        names[i]
-                    ),
-                );
-            }
-        }
-        let mut net = network(&m.start, "mobility.start".into())?;
+        let out_of = self.transitions(m)?;
+        let mut net = self.network(m, &m.start, "mobility.start".into())?;
         let mut rng = Rng::stream(seed, "mobility");
         let pick_rate = |rng: &mut Rng, n: usize| {
             let rates = &m.networks[n].rates;
@@ -293,6 +234,86 @@ impl Resolver<'_> {
             net = to;
         }
         Ok(moves)
+    }
+
+    /// The random model's networks, checked, and its transitions by origin:
+    /// (destination, probability, outage), each origin's adding up to 1.
+    fn transitions(&self, m: &MobilityTable) -> Result<Vec<Vec<Transition>>, ScenarioError> {
+        let names: Vec<&String> = m.networks.iter().map(|n| n.name.get_ref()).collect();
+        for (i, n) in m.networks.iter().enumerate() {
+            let key = format!("mobility.network[{i}]");
+            if names[..i].contains(&n.name.get_ref()) {
+                return self.err(
+                    Some(n.name.span()),
+                    format!("{key}.name"),
+                    format!("duplicate network `{}`", n.name.get_ref()),
+                );
+            }
+            if n.rates.is_empty() {
+                return self.err(
+                    Some(n.name.span()),
+                    format!("{key}.rates"),
+                    "a network needs at least one rate".into(),
+                );
+            }
+            if n.dwell.0.is_zero() {
+                return self.err(
+                    Some(n.name.span()),
+                    format!("{key}.dwell"),
+                    "the mean dwell time must be positive".into(),
+                );
+            }
+        }
+        // Transitions by origin: (destination, probability, outage).
+        let mut out_of: Vec<Vec<Transition>> = vec![Vec::new(); names.len()];
+        for (i, t) in m.transitions.iter().enumerate() {
+            let key = format!("mobility.transition[{i}]");
+            let from = self.network(m, &t.from, format!("{key}.from"))?;
+            let to = self.network(m, &t.to, format!("{key}.to"))?;
+            if !(0.0..=1.0).contains(&t.probability) {
+                return self.err(
+                    Some(t.from.span()),
+                    format!("{key}.probability"),
+                    format!("probability {} is not in [0, 1]", t.probability),
+                );
+            }
+            out_of[from].push((to, t.probability, t.outage.0));
+        }
+        for (i, list) in out_of.iter().enumerate() {
+            let sum: f64 = list.iter().map(|t| t.1).sum();
+            if (sum - 1.0).abs() > 1e-6 {
+                return self.err(
+                    Some(m.networks[i].name.span()),
+                    "mobility.transition".into(),
+                    format!(
+                        "the probabilities out of `{}` add up to {sum}, not 1",
+                        names[i]
+                    ),
+                );
+            }
+        }
+        Ok(out_of)
+    }
+
+    /// The index of the network `s` names.
+    fn network(
+        &self,
+        m: &MobilityTable,
+        s: &toml::Spanned<String>,
+        key: String,
+    ) -> Result<usize, ScenarioError> {
+        match m
+            .networks
+            .iter()
+            .position(|n| n.name.get_ref() == s.get_ref())
+        {
+            Some(i) => Ok(i),
+            None => self.err(
+                Some(s.span()),
+                key,
+                format!("unknown network `{}`", s.get_ref()),
+            ),
+        }
     }
 }
 

@@ -35,95 +35,22 @@ impl Scenario {
             .lines()
             .position(|l| l.trim() == "[sweep]")
             .map(|i| i + 1);
-        let mut params = Vec::new();
-        let mut seeds = Vec::new();
-        let mut zip: Vec<Vec<String>> = Vec::new();
+        let at = SweepTable {
+            file,
+            line: sweep_line,
+        };
+        let (mut params, mut seeds, mut zip) = (Vec::new(), Vec::new(), Vec::new());
         if let Some(sweep) = table.get("sweep") {
             let sweep = sweep
                 .as_table()
-                .ok_or_else(|| err(sweep_line, "sweep", "must be a table".into()))?;
+                .ok_or_else(|| at.err("sweep", "must be a table".into()))?;
             for (k, v) in sweep {
                 match k.as_str() {
-                    "seeds" => {
-                        let list = v.as_array().ok_or_else(|| {
-                            err(
-                                sweep_line,
-                                "sweep.seeds",
-                                "must be a list of integers".into(),
-                            )
-                        })?;
-                        for s in list {
-                            match s.as_integer() {
-                                Some(n) if n >= 0 => seeds.push(n as u64),
-                                _ => {
-                                    return Err(err(
-                                        sweep_line,
-                                        "sweep.seeds",
-                                        format!("`{s}` is not a non-negative integer"),
-                                    ))
-                                }
-                            }
-                        }
-                    }
-                    "params" => {
-                        let t = v.as_table().ok_or_else(|| {
-                            err(sweep_line, "sweep.params", "must be a table".into())
-                        })?;
-                        for (name, values) in t {
-                            let list =
-                                values.as_array().filter(|a| !a.is_empty()).ok_or_else(|| {
-                                    err(
-                                        sweep_line,
-                                        &format!("sweep.params.{name}"),
-                                        "must be a non-empty list".into(),
-                                    )
-                                })?;
-                            params.push((name.clone(), list.clone()));
-                        }
-                    }
-                    "zip" => {
-                        let list = v.as_array().ok_or_else(|| {
-                            err(
-                                sweep_line,
-                                "sweep.zip",
-                                "must be a list of parameter names".into(),
-                            )
-                        })?;
-                        // One group (a list of names) or several (a list of
-                        // lists of names).
-                        let groups: Vec<&toml::Value> =
-                            if list.iter().all(|g| g.is_array()) && !list.is_empty() {
-                                list.iter().collect()
-                            } else {
-                                vec![v]
-                            };
-                        for g in groups {
-                            let mut group = Vec::new();
-                            for n in g.as_array().into_iter().flatten() {
-                                let name = n.as_str().ok_or_else(|| {
-                                    err(
-                                        sweep_line,
-                                        "sweep.zip",
-                                        format!("`{n}` is not a parameter name"),
-                                    )
-                                })?;
-                                if zip.iter().flatten().any(|z| z == name)
-                                    || group.iter().any(|z| z == name)
-                                {
-                                    return Err(err(
-                                        sweep_line,
-                                        "sweep.zip",
-                                        format!("`{name}` is zipped twice"),
-                                    ));
-                                }
-                                group.push(name.to_string());
-                            }
-                            zip.push(group);
-                        }
-                    }
+                    "seeds" => seeds.extend(at.seeds(v)?),
+                    "params" => params.extend(at.params(v)?),
+                    "zip" => zip.extend(at.zip(v)?),
                     other => {
-                        return Err(err(
-                            sweep_line,
+                        return Err(at.err(
                             &format!("sweep.{other}"),
                             "unknown key (expected `seeds`, `params` or `zip`)".into(),
                         ))
@@ -137,25 +64,7 @@ impl Scenario {
             .and_then(|n| n.as_str())
             .unwrap_or("")
             .to_string();
-        for group in &zip {
-            let mut zip_len = None;
-            for z in group {
-                let Some((_, values)) = params.iter().find(|(n, _)| n == z) else {
-                    return Err(err(
-                        sweep_line,
-                        "sweep.zip",
-                        format!("`{z}` is not a sweep parameter"),
-                    ));
-                };
-                if *zip_len.get_or_insert(values.len()) != values.len() {
-                    return Err(err(
-                        sweep_line,
-                        "sweep.zip",
-                        "zipped parameters must have lists of the same length".into(),
-                    ));
-                }
-            }
-        }
+        at.check_zip(&zip, &params)?;
         let mut sc = Scenario {
             file: file.to_string(),
             text: text.to_string(),
@@ -312,4 +221,107 @@ pub(super) fn substitute(text: &str, point: &Point) -> Result<String, (usize, St
         out.push_str(&l);
     }
     Ok(out)
+}
+
+/// A file's `[sweep]` table: its errors point at its header line.
+struct SweepTable<'a> {
+    file: &'a str,
+    line: Option<usize>,
+}
+
+impl SweepTable<'_> {
+    fn err(&self, key: &str, message: String) -> ScenarioError {
+        ScenarioError {
+            file: self.file.to_string(),
+            line: self.line,
+            key: key.to_string(),
+            message,
+        }
+    }
+
+    /// `seeds = [...]`: non-negative integers.
+    fn seeds(&self, v: &toml::Value) -> Result<Vec<u64>, ScenarioError> {
+        let list = v
+            .as_array()
+            .ok_or_else(|| self.err("sweep.seeds", "must be a list of integers".into()))?;
+        list.iter()
+            .map(|s| match s.as_integer() {
+                Some(n) if n >= 0 => Ok(n as u64),
+                _ => Err(self.err(
+                    "sweep.seeds",
+                    format!("`{s}` is not a non-negative integer"),
+                )),
+            })
+            .collect()
+    }
+
+    /// `[sweep.params]`: each a non-empty list of values, in file order.
+    fn params(&self, v: &toml::Value) -> Result<Vec<(String, Vec<toml::Value>)>, ScenarioError> {
+        let t = v
+            .as_table()
+            .ok_or_else(|| self.err("sweep.params", "must be a table".into()))?;
+        t.iter()
+            .map(|(name, values)| {
+                let list = values.as_array().filter(|a| !a.is_empty()).ok_or_else(|| {
+                    self.err(
+                        &format!("sweep.params.{name}"),
+                        "must be a non-empty list".into(),
+                    )
+                })?;
+                Ok((name.clone(), list.clone()))
+            })
+            .collect()
+    }
+
+    /// `zip = [...]`: one group (a list of names) or several (a list of
+    /// lists of names); no name in two places.
+    fn zip(&self, v: &toml::Value) -> Result<Vec<Vec<String>>, ScenarioError> {
+        let list = v
+            .as_array()
+            .ok_or_else(|| self.err("sweep.zip", "must be a list of parameter names".into()))?;
+        let groups: Vec<&toml::Value> = if list.iter().all(|g| g.is_array()) && !list.is_empty() {
+            list.iter().collect()
+        } else {
+            vec![v]
+        };
+        let mut zip: Vec<Vec<String>> = Vec::new();
+        for g in groups {
+            let mut group = Vec::new();
+            for n in g.as_array().into_iter().flatten() {
+                let name = n.as_str().ok_or_else(|| {
+                    self.err("sweep.zip", format!("`{n}` is not a parameter name"))
+                })?;
+                if zip.iter().flatten().any(|z| z == name) || group.iter().any(|z| z == name) {
+                    return Err(self.err("sweep.zip", format!("`{name}` is zipped twice")));
+                }
+                group.push(name.to_string());
+            }
+            zip.push(group);
+        }
+        Ok(zip)
+    }
+
+    /// Every zipped name is a parameter, and a group's lists have one
+    /// length.
+    fn check_zip(
+        &self,
+        zip: &[Vec<String>],
+        params: &[(String, Vec<toml::Value>)],
+    ) -> Result<(), ScenarioError> {
+        for group in zip {
+            let mut zip_len = None;
+            for z in group {
+                let Some((_, values)) = params.iter().find(|(n, _)| n == z) else {
+                    return Err(self.err("sweep.zip", format!("`{z}` is not a sweep parameter")));
+                };
+                if *zip_len.get_or_insert(values.len()) != values.len() {
+                    return Err(self.err(
+                        "sweep.zip",
+                        "zipped parameters must have lists of the same length".into(),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
 }
