@@ -178,27 +178,44 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
          Reproduce one run: `radial run scenarios/demo.toml --set protocol=r2cp --set n_multi=1 --set n_single=0`."
     );
     write(&out.join("summary.md"), &md)?;
+    draw(
+        out,
+        (&sequence, &throughput, &styles),
+        (&pipes, &pipe_styles),
+    )?;
+    print!("{md}");
+    println!("wrote {}", out.display());
+    Ok(())
+}
+
+/// The demo's three figures: in-order delivery and its rate per protocol
+/// (`styles`), and what each pipe brought.
+fn draw(
+    out: &Path,
+    (sequence, throughput, styles): (&[Series], &[Series], &[Style]),
+    (pipes, pipe_styles): (&[Series], &[Style]),
+) -> Result<(), CliError> {
     let figures = [
         (
             "sequence",
             "Sequence progression along pTCP Figure 3's trajectory",
             "bytes delivered in order to the application (MB)",
-            &sequence,
-            &styles,
+            sequence,
+            styles,
         ),
         (
             "throughput",
             "Throughput of in-order delivery (1 s bins)",
             "in-order throughput (Mbit/s)",
-            &throughput,
-            &styles,
+            throughput,
+            styles,
         ),
         (
             "pipes",
             "What each pipe brought (solid: r2cp, dashed: ptcp)",
             "bytes a pipe brought into the receive buffer (MB)",
-            &pipes,
-            &pipe_styles,
+            pipes,
+            pipe_styles,
         ),
     ];
     for (file, title, y_label, series, styles) in figures {
@@ -217,8 +234,6 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
         };
         line_plot_with(&out.join(file), &fig, &decor)?;
     }
-    print!("{md}");
-    println!("wrote {}", out.display());
     Ok(())
 }
 

@@ -425,7 +425,18 @@ fn check_vias(vias: &[SocketAddr]) -> Result<(), CliError> {
 
 /// `radial get URL [--via ADDR ...] [-o FILE] [--json]`.
 pub fn get(url: &str, flags: &GetFlags) -> Result<(), CliError> {
-    let json = flags.json;
+    let cfg = get_config(url, flags)?;
+    let s = download(&cfg, flags.json).map_err(|e| match e {
+        GetError::Refused(_) => CliError::Input(format!("{url}: {e}")),
+        _ => CliError::Failed(format!("{url}: {e}")),
+    })?;
+    report(url, &cfg, &s, flags.json);
+    Ok(())
+}
+
+/// The download `radial get URL` with `flags` asks for, checked before any
+/// server is contacted.
+fn get_config(url: &str, flags: &GetFlags) -> Result<GetConfig, CliError> {
     let (server, path) = parse_url(url)?;
     let replicas = flags
         .replica
@@ -484,6 +495,12 @@ pub fn get(url: &str, flags: &GetFlags) -> Result<(), CliError> {
     cfg.insecure = flags.insecure;
     cfg.resume = flags.resume;
     cfg.buffer = flags.buffer;
+    Ok(cfg)
+}
+
+/// Runs the download with a progress bar (none with `json`), handing off
+/// as the host's addresses come and go.
+fn download(cfg: &GetConfig, json: bool) -> Result<radial_net::Summary, GetError> {
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
@@ -507,17 +524,19 @@ pub fn get(url: &str, flags: &GetFlags) -> Result<(), CliError> {
         stop.clone(),
     );
     radial_net::watch::read_commands(std::io::BufReader::new(std::io::stdin()), tx, watched);
-    let result = radial_net::get(&cfg, Some(&control), |p| {
+    let result = radial_net::get(cfg, Some(&control), |p| {
         bar.set_length(p.size);
         bar.set_position(p.delivered);
     });
     bar.finish_and_clear();
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let _ = watcher.join();
-    let s = result.map_err(|e| match e {
-        GetError::Refused(_) => CliError::Input(format!("{url}: {e}")),
-        _ => CliError::Failed(format!("{url}: {e}")),
-    })?;
+    result
+}
+
+/// Prints what the download `cfg` of `url` did: a summary, or JSON.
+fn report(url: &str, cfg: &GetConfig, s: &radial_net::Summary, json: bool) {
+    let out = &cfg.out;
     if let Trust::KnownServers(file) = &cfg.trust {
         for (server, key) in &s.first_contacts {
             eprintln!(
@@ -585,7 +604,6 @@ pub fn get(url: &str, flags: &GetFlags) -> Result<(), CliError> {
             );
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1,0 +1,381 @@
+//! One download: the R²CP engine, a socket per path, the standby groups,
+//! the `.part` file and its writer, driven by one readiness loop.
+
+use std::collections::VecDeque;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::Arc;
+use std::time::{Duration, Instant as WallInstant};
+
+use mio::{Events, Poll};
+use radial_core::r2cp::{R2cpReceiver, TargetRate};
+use radial_core::{AppEvent, Endpoint, PathId};
+
+use super::ask::{self, ask, Offered};
+use super::paths::{drop_path, flush, on_joined, open_path, PathSock, ECHO_DELAY};
+use super::{
+    ask_all, part_path, random_conn, writer, Control, GetConfig, GetError, PathConfig, PipeSummary,
+    Progress, Summary, FAILOVER, STALL,
+};
+use crate::clock::Clock;
+use crate::config::r2cp_config;
+use crate::crypto::Keys;
+use crate::session::{is_session, Message};
+
+/// The keys of the connection to `to`.
+fn keys_of(offers: &[(SocketAddr, Offered)], to: SocketAddr) -> Arc<Keys> {
+    offers
+        .iter()
+        .find(|(t, _)| *t == to)
+        .map(|(_, o)| o.keys.clone())
+        .expect("asked")
+}
+
+/// The engine for `cfg` on connection `conn` of a file of `size` bytes,
+/// and the bytes a resumed download already holds in its `.part` file
+/// (none if that holds more than the file: it starts again).
+fn engine(cfg: &GetConfig, conn: u16, size: u64) -> (R2cpReceiver, u64) {
+    let mut r2cp = r2cp_config(conn);
+    if let Some(bytes) = cfg.buffer {
+        // At least a few segments, so that a window can open.
+        r2cp.pipe.window = (bytes / crate::config::MSS).max(4);
+    }
+    r2cp.target = cfg.target.map(|(rate, prefer)| TargetRate {
+        rate,
+        prefer: PathId(prefer as u16),
+        period: TargetRate::DEFAULT_PERIOD,
+    });
+    let held = if cfg.resume {
+        std::fs::metadata(part_path(&cfg.out)).map_or(0, |m| m.len())
+    } else {
+        0
+    };
+    let held = if held > size { 0 } else { held };
+    (R2cpReceiver::resuming_at(r2cp, held), held)
+}
+
+/// A download under way.
+struct Transfer {
+    clock: Clock,
+    poll: Poll,
+    conn: u16,
+    /// Every server asked, with its offer.
+    offers: Vec<(SocketAddr, Offered)>,
+    rx: R2cpReceiver,
+    paths: Vec<PathSock>,
+    /// Groups of paths held in reserve, the next first.
+    standby: VecDeque<Vec<PathConfig>>,
+    migrations: u32,
+}
+
+impl Transfer {
+    /// Applies the changes `control` has for the paths.
+    fn controls(&mut self, control: &Receiver<Control>, cfg: &GetConfig) -> io::Result<()> {
+        let (poll, clock, conn) = (&self.poll, &self.clock, self.conn);
+        let (paths, rx) = (&mut self.paths, &mut self.rx);
+        loop {
+            match control.try_recv() {
+                Ok(Control::Drop(i)) if i < paths.len() => {
+                    drop_path(paths, i, poll, rx, clock);
+                }
+                Ok(Control::Add(i)) if i < paths.len() && paths[i].sock.is_none() => {
+                    // A new pipe, with a path id of its own.
+                    let (p, keys) = (paths[i].cfg, paths[i].keys.clone());
+                    open_path(paths, p, keys, conn, poll)?;
+                }
+                Ok(Control::AddressGone(ip)) => {
+                    for i in 0..paths.len() {
+                        if paths[i].cfg.via.ip() == ip {
+                            drop_path(paths, i, poll, rx, clock);
+                        }
+                    }
+                }
+                Ok(Control::AddressBack(ip)) => {
+                    for p in cfg.paths.iter().filter(|p| p.via.ip() == ip) {
+                        let open = paths.iter().any(|q| q.cfg == *p && q.sock.is_some());
+                        if !open {
+                            open_path(paths, *p, keys_of(&self.offers, p.to), conn, poll)?;
+                        }
+                    }
+                }
+                Ok(_) => {}
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => return Ok(()),
+            }
+        }
+    }
+
+    /// How long the loop may sleep: until the engine's next deadline or an
+    /// echo is due, and at most 100 ms.
+    fn wait(&self) -> Duration {
+        let wait = self
+            .rx
+            .poll_timeout()
+            .map_or(Duration::from_millis(100), |t| {
+                self.clock.until(t).min(Duration::from_millis(100))
+            });
+        if self.paths.iter().any(|p| !p.echo.is_empty()) {
+            wait.min(ECHO_DELAY)
+        } else {
+            wait
+        }
+    }
+
+    /// Hands the engine what the paths that `events` names received, and
+    /// completes the pipes their servers accepted.
+    fn receive(&mut self, events: &Events, receiver: &mut crate::batch::Receiver) {
+        let (clock, conn, rx) = (&self.clock, self.conn, &mut self.rx);
+        let mut joined = Vec::new();
+        for ev in events {
+            let i = ev.token().0;
+            let Some(path) = self.paths.get_mut(i) else {
+                continue;
+            };
+            // Out of the path while its datagrams are handled.
+            let Some(sock) = path.sock.take() else {
+                continue;
+            };
+            while let Ok(n @ 1..) = receiver.receive(&sock.sock, &sock.state) {
+                receiver.each(n, |from, d| {
+                    if from != path.cfg.to {
+                        return;
+                    }
+                    // Only what opens under the path's keys, on its own path
+                    // number, and was not seen before.
+                    let Ok((id, pn, plain)) = path.keys.open(d) else {
+                        return;
+                    };
+                    if usize::from(id) != i || !path.replay.accept(pn) {
+                        return;
+                    }
+                    if is_session(plain) {
+                        if let Ok(Message::Joined {
+                            conn: c,
+                            path: p,
+                            challenge,
+                        }) = Message::parse(plain)
+                        {
+                            if c == conn && usize::from(p) == i {
+                                joined.push((i, challenge));
+                            }
+                        }
+                        return;
+                    }
+                    // Pipe datagrams come in the receipt guard's envelope.
+                    let Some((nonce, inner)) = crate::guard::open(plain) else {
+                        return;
+                    };
+                    path.received(nonce);
+                    rx.handle_datagram(clock.now(), PathId(i as u16), inner);
+                });
+            }
+            path.sock = Some(sock);
+        }
+        for (i, challenge) in joined {
+            on_joined(&mut self.paths, i, conn, challenge, rx, clock);
+        }
+        for (i, p) in self.paths.iter_mut().enumerate() {
+            p.join(conn, i, ask::RETRY);
+            p.echo(conn, i);
+        }
+    }
+
+    /// Every open path silent: the next standby group replaces them (its
+    /// servers asked first, and held to the same file).
+    fn migrate_if_silent(&mut self, cfg: &GetConfig) -> Result<(), GetError> {
+        let mut open = self.paths.iter().filter(|p| p.sock.is_some());
+        if self.standby.is_empty() || !open.all(|p| p.heard.elapsed() > FAILOVER) {
+            return Ok(());
+        }
+        let (size, sha256) = (self.offers[0].1.size, self.offers[0].1.sha256);
+        let group = self.standby.pop_front().expect("not empty");
+        for p in &group {
+            if !self.offers.iter().any(|(t, _)| *t == p.to) {
+                let o = ask(
+                    p.via,
+                    p.to,
+                    &mut self.poll,
+                    (self.conn, &cfg.path),
+                    &cfg.trust,
+                    cfg.insecure,
+                )?;
+                if (o.size, o.sha256) != (size, sha256) {
+                    return Err(GetError::NotReplicas(p.to));
+                }
+                self.offers.push((p.to, o));
+            }
+        }
+        for i in 0..self.paths.len() {
+            drop_path(&mut self.paths, i, &self.poll, &mut self.rx, &self.clock);
+        }
+        for p in group {
+            let keys = keys_of(&self.offers, p.to);
+            open_path(&mut self.paths, p, keys, self.conn, &self.poll)?;
+        }
+        self.migrations += 1;
+        Ok(())
+    }
+    /// What the finished transfer of a file with this SHA-256 did, in
+    /// `seconds`.
+    fn summary(&self, d: &Delivery, sha256: [u8; 32], seconds: f64) -> Summary {
+        let stats = self.rx.stats();
+        let pipes = self
+            .rx
+            .path_stats()
+            .iter()
+            .map(|p| PipeSummary {
+                via: self.paths[p.path.0 as usize].cfg.via,
+                to: self.paths[p.path.0 as usize].cfg.to,
+                bytes: p.delivered,
+            })
+            .collect();
+        Summary {
+            bytes: d.delivered,
+            seconds,
+            sha256,
+            pipes,
+            re_requests: stats.retransmits,
+            duplicate_bytes: stats.duplicate_bytes,
+            migrations: self.migrations,
+            first_contacts: self
+                .offers
+                .iter()
+                .filter_map(|(to, o)| o.first_contact.map(|k| (*to, k)))
+                .collect(),
+            resumed_from: d.held,
+            longest_stall_s: d.longest_stall.as_secs_f64(),
+        }
+    }
+}
+
+/// What has been delivered in order, and how steadily.
+struct Delivery {
+    delivered: u64,
+    /// Bytes a resumed download already held.
+    held: u64,
+    last_progress: WallInstant,
+    longest_stall: Duration,
+}
+
+impl Delivery {
+    fn advanced(&mut self, n: usize) {
+        if self.delivered > self.held {
+            self.longest_stall = self.longest_stall.max(self.last_progress.elapsed());
+        }
+        self.delivered += n as u64;
+        self.last_progress = WallInstant::now();
+    }
+}
+
+/// Downloads `cfg.path` from `cfg.server`, calling `progress` as it goes
+/// and applying `control` messages as they come.
+pub fn get(
+    cfg: &GetConfig,
+    control: Option<&Receiver<Control>>,
+    mut progress: impl FnMut(&Progress),
+) -> Result<Summary, GetError> {
+    assert!(!cfg.paths.is_empty(), "at least one path");
+    let clock = Clock::new();
+    let mut poll = Poll::new()?;
+    // Connect to every server named, each through the first path to it,
+    // from a socket of that path's address; all must offer the same file.
+    let conn = random_conn();
+    let offers = ask_all(cfg, &mut poll, conn)?;
+    let (size, sha256) = (offers[0].1.size, offers[0].1.sha256);
+    let (rx, held) = engine(cfg, conn, size);
+    let mut t = Transfer {
+        clock,
+        poll,
+        conn,
+        offers,
+        rx,
+        paths: Vec::new(),
+        standby: cfg
+            .standby
+            .iter()
+            .filter(|g| !g.is_empty())
+            .cloned()
+            .collect(),
+        migrations: 0,
+    };
+    for p in &cfg.paths {
+        let keys = keys_of(&t.offers, p.to);
+        open_path(&mut t.paths, *p, keys, conn, &t.poll)?;
+    }
+    // The download goes to FILE.part, renamed to FILE once its SHA-256
+    // matches: an interrupted or failed download never stands under the
+    // final name.
+    let part = part_path(&cfg.out);
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&part)?;
+    let mut out = writer::Writer::resume(file, held)?;
+    let mut d = Delivery {
+        delivered: held,
+        held,
+        last_progress: WallInstant::now(),
+        longest_stall: Duration::ZERO,
+    };
+    let mut read_buf = vec![0u8; 1 << 16];
+    let mut receiver = crate::batch::Receiver::default();
+    let mut events = Events::with_capacity(256);
+    let mut last_report = WallInstant::now();
+    let mut done = held == size;
+    while !done {
+        if let Some(c) = control {
+            t.controls(c, cfg)?;
+        }
+        match t.poll.poll(&mut events, Some(t.wait())) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e.into()),
+        }
+        t.receive(&events, &mut receiver);
+        t.migrate_if_silent(cfg)?;
+        let now = t.clock.now();
+        if t.rx.poll_timeout().is_some_and(|at| at <= now) {
+            t.rx.handle_timeout(now);
+        }
+        loop {
+            let n = t.rx.read(&mut read_buf);
+            if n == 0 {
+                break;
+            }
+            out.write(&read_buf[..n])?;
+            d.advanced(n);
+        }
+        while let Some(ev) = t.rx.poll_app_event() {
+            if ev == AppEvent::Closed {
+                done = true;
+            }
+        }
+        done |= d.delivered >= size;
+        flush(&mut t.rx, &mut t.paths, &t.clock);
+        if last_report.elapsed() >= Duration::from_millis(100) || done {
+            last_report = WallInstant::now();
+            progress(&Progress {
+                delivered: d.delivered,
+                size,
+                elapsed_s: t.clock.now().as_secs_f64(),
+            });
+        }
+        if d.last_progress.elapsed() > STALL {
+            return Err(GetError::Stalled {
+                delivered: d.delivered,
+            });
+        }
+    }
+    let seconds = t.clock.now().as_secs_f64();
+    // The FIN requests the engine queued for every pipe on completion.
+    flush(&mut t.rx, &mut t.paths, &t.clock);
+    let got = out.finish()?;
+    if got != sha256 {
+        let _ = std::fs::remove_file(&part);
+        return Err(GetError::Corrupt);
+    }
+    std::fs::rename(&part, &cfg.out)?;
+    Ok(t.summary(&d, sha256, seconds))
+}
