@@ -12,10 +12,17 @@ use sha2::{Digest, Sha256};
 /// Chunks in flight between the loop and the writer.
 const DEPTH: usize = 64;
 
+/// Bytes gathered before they go to the writer in one chunk: the event
+/// loop reads a segment or a few at a time, and handing each over on its
+/// own would cost a wake-up of the writer (a futex call) per datagram.
+const BATCH: usize = 256 << 10;
+
 /// Writes and hashes, in order, what it is given.
 pub struct Writer {
     tx: Option<SyncSender<Vec<u8>>>,
     spare: Receiver<Vec<u8>>,
+    /// What is gathered and not yet handed over.
+    pending: Vec<u8>,
     handle: Option<JoinHandle<io::Result<[u8; 32]>>>,
 }
 
@@ -55,15 +62,25 @@ impl Writer {
         Ok(Writer {
             tx: Some(tx),
             spare,
+            pending: Vec::with_capacity(BATCH),
             handle: Some(handle),
         })
     }
 
     /// Queues `data` (copied) for writing.
     pub fn write(&mut self, data: &[u8]) -> io::Result<()> {
-        let mut chunk = self.spare.try_recv().unwrap_or_default();
-        chunk.clear();
-        chunk.extend_from_slice(data);
+        self.pending.extend_from_slice(data);
+        if self.pending.len() >= BATCH {
+            self.hand_over()?;
+        }
+        Ok(())
+    }
+
+    /// Hands what is gathered to the writer, gathering on in a spare chunk.
+    fn hand_over(&mut self) -> io::Result<()> {
+        let mut next = self.spare.try_recv().unwrap_or_default();
+        next.clear();
+        let chunk = std::mem::replace(&mut self.pending, next);
         let tx = self.tx.as_ref().expect("not finished");
         if tx.send(chunk).is_err() {
             // The writer stopped: its error comes with `finish`.
@@ -82,6 +99,9 @@ impl Writer {
 
     /// Waits for everything queued to be written: the SHA-256 of it all.
     pub fn finish(mut self) -> io::Result<[u8; 32]> {
+        if !self.pending.is_empty() {
+            self.hand_over()?;
+        }
         self.tx = None;
         match self.handle.take().map(JoinHandle::join) {
             Some(Ok(r)) => r,
