@@ -46,25 +46,25 @@ def serve(addr, port, size, mptcp):
 
 
 def get(addr, port, mptcp, rcvbuf, bind):
-    s = make_socket(mptcp)
-    if rcvbuf:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-    if bind:
-        s.bind((bind, 0))
-    s.settimeout(60)
-    for attempt in range(50):
+    def fresh():
+        s = make_socket(mptcp)
+        if rcvbuf:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        if bind:
+            s.bind((bind, 0))
+        s.settimeout(60)
+        return s
+
+    # The server may not listen yet: try again for up to 5 s.
+    s = fresh()
+    for _ in range(50):
         try:
             s.connect((addr, port))
             break
         except (ConnectionRefusedError, socket.timeout):
             time.sleep(0.1)
             s.close()
-            s = make_socket(mptcp)
-            if rcvbuf:
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-            if bind:
-                s.bind((bind, 0))
-            s.settimeout(60)
+            s = fresh()
     start = last = time.monotonic()
     got = 0
     gap = 0.0
