@@ -246,7 +246,7 @@ fn measure_paths(
         .map_err(|e| CliError::Failed(format!("measuring the paths: {e}")))?;
     let ok = rows
         .iter()
-        .all(|m| m.delay_ok() && m.rate_ok() && m.loss_ok() != Some(false));
+        .all(|m| m.delay_ok() && m.rate_ok() != Some(false) && m.loss_ok() != Some(false));
     if json {
         let rows: Vec<_> = rows
             .iter()
@@ -281,12 +281,12 @@ fn measure_paths(
                 verdict(m.delay_ok()),
                 m.rate_bps / 1e6,
                 m.measured_rate_bps / 1e6,
-                verdict(m.rate_ok()),
+                m.rate_ok().map_or("--", verdict),
                 m.loss,
                 m.measured_loss,
                 lo,
                 hi,
-                m.loss_ok().map_or("bursty: no interval", verdict)
+                m.loss_ok().map_or("bursty: no verdict", verdict)
             );
         }
     }

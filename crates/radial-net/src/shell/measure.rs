@@ -61,9 +61,14 @@ impl Measured {
         (self.measured_delay_s - self.delay_s).abs() <= 0.001
     }
 
-    /// The measured rate is within 2 % of the model's.
-    pub fn rate_ok(&self) -> bool {
-        (self.measured_rate_bps / self.rate_bps - 1.0).abs() <= 0.02
+    /// The measured rate is within 2 % of the model's; `None` for a
+    /// correlated loss, whose share in the rate stream differs from the
+    /// loss stream's that corrects it.
+    pub fn rate_ok(&self) -> Option<bool> {
+        if self.correlated_loss {
+            return None;
+        }
+        Some((self.measured_rate_bps / self.rate_bps - 1.0).abs() <= 0.02)
     }
 
     /// The model's loss rate lies in the measured loss's 99.9 % binomial
