@@ -495,8 +495,10 @@ fn an_eln_pipe_hears_the_losses_of_its_own_interface() {
     let (_, plain) = pipes_by("rcp", "rcp");
     let (_, eln) = pipes_by("rcp", "rcp-eln");
     let (_, misplaced) = pipes_by("rcp-eln", "rcp");
+    // Plain RCP cuts its window once per window of losses (NewReno's
+    // recovery point), so ELN's gain is the cuts of 3 % random loss alone.
     assert!(
-        eln > 1.5 * plain,
+        eln > 1.3 * plain,
         "pipe 2: {eln} bytes with ELN, {plain} without"
     );
     assert!(
@@ -759,4 +761,35 @@ fn a_silent_handoff_storm_beats_hard_handoffs_without_long_stalls() {
             f.max_delivery_gap_at_s
         );
     }
+}
+
+#[test]
+fn one_pipe_cuts_its_window_once_for_a_window_of_losses() {
+    // One 20 Mbit/s path of 60 ms one way with a 200-packet queue: the
+    // slow start overshoots it and loses hundreds of segments in one
+    // window. A pipe recovers from that as the RCP receiver does, with one
+    // window cut (NewReno's recovery point): a re-request answered early
+    // must not end the recovery and let the window's other holes, detected
+    // later, cut it again (which left one pipe at 17.4 Mbit/s over 60 s
+    // against RCP's 18.75).
+    let by = |protocol: &str| {
+        let s = format!(
+            "[scenario]\nname = \"long\"\nduration = \"60s\"\noverhead_bytes = 40\n\
+             [tcp]\npacket_size = 1200\nwindow = 3500\ninitial_window = 10\ntick = \"1ms\"\ninitial_rto = \"1s\"\n\
+             [[node]]\nname = \"S\"\n[[node]]\nname = \"R\"\n\
+             [[link]]\nbetween = [\"S\", \"R\"]\nrate = \"20Mbit/s\"\ndelay = \"60ms\"\nqueue = 200\n\
+             [[flow]]\nfrom = \"S\"\nto = \"R\"\nprotocol = \"{protocol}\"\n"
+        );
+        let out = run(&s, 1);
+        let f = flow(&out);
+        assert_eq!(f.corrupt_bytes, 0);
+        (f.goodput_mbps, f.fast_recoveries)
+    };
+    let (rcp, rcp_cuts) = by("rcp");
+    let (pipe, pipe_cuts) = by("r2cp");
+    assert!(
+        pipe >= 0.99 * rcp,
+        "one pipe {pipe:.2} Mbit/s against RCP's {rcp:.2}"
+    );
+    assert_eq!(pipe_cuts, rcp_cuts, "window cuts: pipe against RCP");
 }

@@ -451,8 +451,8 @@ R²CP asks for it again only when the quick pipe's answer would come before \
 the slow pipe's is due (0.03 MB): MPTCP pays bytes for goodput there. At \
 2 × Σ bandwidth × RTT and above, `r2cp` is at Ideal on every grid and \
 leads MPTCP most over the three paths with Gilbert-Elliott channels, where \
-MPTCP's subflows time out about 24 times per run against R²CP's pipes' 5 \
-to 7.\n\n\
+MPTCP's subflows time out about 24 times per run against R²CP's pipes' 3 \
+to 4.\n\n\
 **Other things the table shows.** `apps` leads at the smallest buffers \
 because each of its RCP connections has a receive buffer of the full size \
 and the application's resequencing buffer is a third: it holds up to three \
@@ -466,12 +466,12 @@ link already fills. `mptcp-lia` gives up 14 % at 1,200 segments on the \
 same paths (one retransmission timeout per run, against none with 6 MB). \
 At the large buffers `r2cp-coupled` is within 2 % of `r2cp` on two paths \
 and on Figure 9(b)'s grid (and at Ideal on both Figure 9 grids with the \
-paper's 256 segments, docs/results/r2cp.md), but at 79 % over the three \
+paper's 256 segments, docs/results/r2cp.md), but at 82 % over the three \
 lossy paths: LIA moves traffic away from the paths that lose more, by \
 design (RFC 6356's third goal), which on disjoint paths leaves capacity \
 unused.\n\n\
 **PRISM.** It leads on Figure 9(a)'s grid with 75 segments (100 % of \
-Ideal, `r2cp` 87.5 %) and on Figure 9(b)'s with 105 (99 %, `r2cp` 75 %), \
+Ideal, `r2cp` 87.2 %) and on Figure 9(b)'s with 105 (99 %, `r2cp` 74 %), \
 and is level with `r2cp` at 19 segments: one sender window over both \
 paths, given to them by ADAS in proportion to their bandwidth, brings the \
 segments nearly in order, so the receive buffer never waits behind a slow \

@@ -313,8 +313,8 @@ the mechanisms behind them are described in docs/protocols.md (R²CP, \
 on unseen cases of the same classes that every byte arrives once, in order, \
 and the transfer finishes: it holds in all of them. The stall bound (in-order \
 delivery never waits longer than 1 s plus the working path's RTO) does not \
-hold everywhere yet: 14 of the 10,000 cases exceed it, by up to 13 s: 12 \
-with a path that slowed 1000× (behind a deep queue it keeps answering, \
+hold everywhere yet: 13 of the 10,000 cases exceed it, with stalls of up to \
+13 s: 11 with a path that slowed 1000× (behind a deep queue it keeps answering, \
 seconds to minutes late), 2 with unsignalled handoff storms beside deep \
 queues (`RADIAL_MOBILITY_TALLY=1 cargo test \
 --release -p radial-sim --test mobility -- --ignored --nocapture` lists \

@@ -75,8 +75,8 @@ pub struct Pipe {
     given_up: BTreeMap<u64, Instant>,
     in_flight: u64,
     next_local: u64,
-    /// Loss recovery lasts until a request from this local number on
-    /// answers; no second window cut for losses detected before then.
+    /// Loss recovery lasts until no request from before this local number
+    /// is outstanding; no second window cut for losses among them.
     recover: Option<u64>,
     after_timeout: bool,
     /// The retransmission timer expired and nothing has arrived since: the
@@ -573,7 +573,15 @@ impl Pipe {
         } else {
             Some(now + self.timer())
         };
-        if self.recover.is_some_and(|rec| local >= rec) {
+        // Recovery lasts until nothing requested before it began is still
+        // outstanding: every hole of that window belongs to the one cut, as
+        // NewReno's `recover` (RFC 6582 §3.2) and the RCP receiver's, which
+        // waits for in-order delivery to pass the same point. A re-request
+        // answered early does not end it.
+        if self
+            .recover
+            .is_some_and(|rec| self.outstanding.range(..rec).next().is_none())
+        {
             self.recover = None;
         }
         // §3.3.3: growth per arrival that advances the pipe in order.
