@@ -65,14 +65,21 @@ pub(crate) fn run<P: Ports>(
     let clock = || Instant::from_nanos(epoch.elapsed().as_nanos() as u64);
     let mut events = Events::with_capacity(256);
     let mut buf = vec![0u8; 65536];
+    // The arrival the timer is set for.
+    let mut armed: Option<Instant> = None;
     while !stop.load(Ordering::Relaxed) {
         while let Ok(c) = commands.try_recv() {
             engine.apply(clock(), c);
         }
-        let wake = engine
-            .next_arrival()
-            .map(|at| at.saturating_since(clock()).as_nanos().max(1));
-        arm(&timer, wake)?;
+        // The timer is set only when the next arrival changes (one system
+        // call per change, not per pass); a one-shot timer that fired is
+        // unset.
+        let next = engine.next_arrival();
+        if next != armed {
+            let wake = next.map(|at| at.saturating_since(clock()).as_nanos().max(1));
+            arm(&timer, wake)?;
+            armed = next;
+        }
         if let Err(e) = poll.poll(&mut events, Some(TICK)) {
             if e.kind() == io::ErrorKind::Interrupted {
                 continue;
@@ -83,6 +90,7 @@ pub(crate) fn run<P: Ports>(
             if ev.token() == TIMER {
                 let mut expirations = [0u8; 8];
                 let _ = rustix::io::read(&timer, &mut expirations);
+                armed = None;
                 continue;
             }
             let path = ev.token().0 / 2;
