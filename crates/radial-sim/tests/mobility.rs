@@ -323,7 +323,8 @@ proptest! {
     /// The stall bound over the same cases. It does not hold yet in a few
     /// of the 10,000 (docs/results/stress.md says how many, and which);
     /// run with `-- --ignored` to see the first, with
-    /// `RADIAL_MOBILITY_TALLY=1` as well to list them all.
+    /// `RADIAL_MOBILITY_TALLY=1` as well to list them all (and
+    /// `RADIAL_MOBILITY_DUMP=DIR` to write their scenario files).
     #[test]
     #[ignore]
     fn no_stall_beyond_the_bound_while_the_anchor_works(c in case_strategy()) {
@@ -333,6 +334,12 @@ proptest! {
             // Count instead of stopping at the first: one line per case.
             if f.max_delivery_gap_s > c.bound() {
                 eprintln!("STALL {:.3} s (bound {:.3} s) {c:?}", f.max_delivery_gap_s, c.bound());
+                // `RADIAL_MOBILITY_DUMP=DIR`: each one's scenario file too,
+                // for `radial run --seed SEED --pcap w0 ...`.
+                if let Some(dir) = std::env::var_os("RADIAL_MOBILITY_DUMP") {
+                    let file = std::path::Path::new(&dir).join(format!("stall-{}.toml", c.seed));
+                    std::fs::write(&file, c.scenario()).expect("the dump directory is writable");
+                }
             }
         } else {
             check_stall(&c, &f)?;
@@ -440,5 +447,46 @@ fn a_replica_path_that_slows_learns_so_from_its_late_answers() {
         1_232_207,
         0.9382243375358297,
         0,
+    );
+}
+
+#[test]
+fn a_head_of_line_queued_behind_a_slowed_pipes_older_requests_is_overdue() {
+    // Two paths slow down 1000×. The head of line, asked of one of them
+    // after older requests still unanswered, was judged against the
+    // older requests' wait, a bound that grows with the clock, and was
+    // never overdue: in-order delivery waited 8.8 s.
+    let mut first = path(13133, 132, 57, 0.0171, Fate::Slows { at: 7282 });
+    first.close = Some(1070);
+    counter_example(
+        vec![
+            path(13630, 240, 23, 0.0, Fate::Calm),
+            first,
+            path(11640, 206, 164, 0.0102, Fate::Slows { at: 4401 }),
+        ],
+        1_733_015,
+        0.5998209752013588,
+        12381722222348220339,
+    );
+}
+
+#[test]
+fn a_working_pipe_with_a_full_window_still_takes_an_overdue_head_of_line() {
+    // The anchor, in slow start with its window full, could not ask for
+    // the head of line the slowed pipe held, and the slowed pipe, its
+    // round trip not yet showing the slowdown, took it back after its
+    // timeout (4.0 s of stall).
+    let mut dark = path(11040, 126, 148, 0.0165, Fate::Dark { at: 6963 });
+    dark.replica_from = Some(5801);
+    dark.close = Some(8131);
+    counter_example(
+        vec![
+            path(6336, 298, 142, 0.0, Fate::Calm),
+            path(14720, 167, 190, 0.0193, Fate::Slows { at: 2331 }),
+            dark,
+        ],
+        1_048_862,
+        0.6887134074352944,
+        9290454294793676985,
     );
 }

@@ -437,7 +437,7 @@ pub fn run(out: &Path, jobs: usize) -> Result<bool, CliError> {
 const NOTES: &str = "\
 **Where and why R²CP loses to MPTCP.** Only at the small buffers (a \
 quarter of 2 × Σ bandwidth × the largest round trip), and the cost table \
-shows what differs there. First, `r2cp` times out three to four times per \
+shows what differs there. First, `r2cp` times out two to four times per \
 run on the Figure 9 grids where MPTCP times out less than once and \
 `r2cp-s` never: R²CP's ranked requests (a pipe asks for the k-th pending \
 segment, k counting what the other pipes will ask for before its data \
@@ -471,7 +471,7 @@ lossy paths: LIA moves traffic away from the paths that lose more, by \
 design (RFC 6356's third goal), which on disjoint paths leaves capacity \
 unused.\n\n\
 **PRISM.** It leads on Figure 9(a)'s grid with 75 segments (100 % of \
-Ideal, `r2cp` 87.2 %) and on Figure 9(b)'s with 105 (99 %, `r2cp` 74 %), \
+Ideal, `r2cp` 87.5 %) and on Figure 9(b)'s with 105 (99 %, `r2cp` 74 %), \
 and is level with `r2cp` at 19 segments: one sender window over both \
 paths, given to them by ADAS in proportion to their bandwidth, brings the \
 segments nearly in order, so the receive buffer never waits behind a slow \

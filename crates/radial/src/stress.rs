@@ -313,12 +313,12 @@ the mechanisms behind them are described in docs/protocols.md (R²CP, \
 on unseen cases of the same classes that every byte arrives once, in order, \
 and the transfer finishes: it holds in all of them. The stall bound (in-order \
 delivery never waits longer than 1 s plus the working path's RTO) does not \
-hold everywhere yet: 13 of the 10,000 cases exceed it, with stalls of up to \
-13 s: 11 with a path that slowed 1000× (behind a deep queue it keeps answering, \
-seconds to minutes late), 2 with unsignalled handoff storms beside deep \
-queues (`RADIAL_MOBILITY_TALLY=1 cargo test \
+hold everywhere yet: 7 of the 10,000 cases exceed it, by at most 1.6 s \
+(stalls of up to 3.7 s): 5 with paths that slowed 1000× (behind a deep queue \
+they keep answering, seconds to minutes late), 2 in the first seconds beside \
+lossy channels that later get stuck bad (`RADIAL_MOBILITY_TALLY=1 cargo test \
 --release -p radial-sim --test mobility -- --ignored --nocapture` lists \
-them).\n\n";
+them; `RADIAL_MOBILITY_DUMP=DIR` writes their scenario files).\n\n";
 
 /// Runs every stress class and writes `stress.md` into `out`. Returns
 /// whether every check holds.

@@ -247,19 +247,24 @@ impl R2cpReceiver {
     /// false if it may not, or froze (`active`).
     fn ask(&mut self, i: usize, ask: &Ask) -> bool {
         let p = &self.pipes[i];
+        let limits = Limits {
+            buffer_end: ask.buffer_end,
+            avail: p.avail.max(ask.known),
+            fin: self.fin.or(p.fin),
+        };
         if !p.can_request() {
-            return false;
+            // The head of line overdue on a slower pipe is asked of a
+            // working one even when that one's window is full (one segment
+            // past it, as a fast retransmit goes): in-order delivery waits
+            // for nothing else, and a window opening in slow start may
+            // not free a slot for a round trip.
+            return p.live() && !p.frozen && self.reinject(i, ask, limits, false);
         }
         if self.tokens.as_ref().is_some_and(|t| !t.allows(p.path)) {
             // pTCP Figure 10: throttled until the token timer.
             self.pipes[i].frozen = true;
             return false;
         }
-        let limits = Limits {
-            buffer_end: ask.buffer_end,
-            avail: p.avail.max(ask.known),
-            fin: self.fin.or(p.fin),
-        };
         // A pipe whose path fell silent is probed, not trusted (beyond
         // §4.3.5, which re-assigns what a closed pipe held): while another
         // pipe works, it takes nothing from the others. With redundant
@@ -374,30 +379,51 @@ impl R2cpReceiver {
             return false;
         };
         let (ours, theirs) = (p.rtt_shown(ask.now), self.pipes[j].rtt_shown(ask.now));
-        // Quicker if `i`'s answer would come before the holder's is due; or,
-        // once the holder's request has waited past the holder's patience
-        // (its RTO, at most HOL_PATIENCE: a path that slowed down, or died
-        // and has not timed out yet, its timer restarted by late arrivals),
-        // if `i`'s round trip is shorter than what the holder has shown:
-        // its estimate or, if longer, the time this request has waited. A
-        // request only a little late is left alone, but the engine wakes up
-        // when it would be asked for again.
+        // Quicker, while the holder's request is not overdue, if `i` is
+        // blocked and its answer would come before the holder's is due (at
+        // the earliest: the holder's round trip as it shows now, however
+        // long its oldest outstanding request has waited). Overdue once it
+        // has waited past the holder's patience (its RTO, at most
+        // HOL_PATIENCE: a path that slowed down, or died and has not timed
+        // out yet, its timer restarted by late arrivals); then quicker if
+        // `i`'s round trip is shorter than what the holder has shown: the
+        // longest of its estimate, the time this request has waited, and
+        // the time the pace of its answers says it will take. A request
+        // only a little late is left alone, but the engine wakes up when it
+        // would be asked for again.
         let due = b.sent_at + theirs;
-        let late = (b.sent_at + self.pipes[j].patience()).max(due);
-        let shown = theirs.max(ask.now.saturating_since(b.sent_at));
-        let quicker = if due > ask.now {
-            blocked && ask.now + ours < due
+        let late = b.sent_at + self.pipes[j].patience();
+        // When the holder will bring it at the pace it answers now (see
+        // `Pipe::answer_expected`): a path that slowed down shows it there
+        // first, long before in its smoothed round trip.
+        let expected = self.pipes[j].answer_expected(ask.now, b.sent_at);
+        let shown = theirs
+            .max(ask.now.saturating_since(b.sent_at))
+            .max(expected.map_or(Duration::ZERO, |t| t.saturating_since(b.sent_at)));
+        let overdue = ask.now >= late && ours < shown;
+        // An overdue holder that still answers, in the order it was asked,
+        // at a pace that brings this request before `i` could, is waited
+        // for: a queue that grew since its estimate (two pipes through one
+        // bottleneck) delays its answers, it does not lose them. It still
+        // holds up the head of line: its window is halved all the same.
+        let holder_brings_it = overdue && expected.is_some_and(|t| t < ask.now + ours);
+        let quicker = if overdue {
+            !holder_brings_it
         } else {
-            ask.now >= late && ours < shown
+            blocked && ask.now + ours < due
         };
         if !quicker {
-            // Wake up when the holder's patience runs out (later, arrivals
-            // bring the engine back often enough).
-            if late > ask.now {
-                self.reinject_at = Some(self.reinject_at.map_or(late, |t| t.min(late)));
+            if holder_brings_it && theirs > ours {
+                self.pipes[j].penalise(ask.now);
             }
+            // Wake up when the holder's patience runs out (later, arrivals
+            // bring the engine back often enough), or, for a holder waited
+            // for, one round trip of `i` on, should it fall silent.
+            let wake = if late > ask.now { late } else { ask.now + ours };
+            self.reinject_at = Some(self.reinject_at.map_or(wake, |t| t.min(wake)));
             return false;
         }
+        let p = &self.pipes[i];
         let end = match self
             .sched
             .reinject(ask.now, hol, p.path, p.next_local(), limits)

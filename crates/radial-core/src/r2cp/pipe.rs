@@ -95,6 +95,12 @@ pub struct Pipe {
     /// When the engine last halved this pipe's window for holding up the
     /// head of line.
     penalised_at: Option<Instant>,
+    /// The last answer: when it arrived, and when the latest request
+    /// answered so far had been sent.
+    last_answer: Option<(Instant, Instant)>,
+    /// Smoothed time between answers (gain 1/8): the pace at which the
+    /// pipe's path drains what it was asked.
+    answer_gap: Option<Duration>,
     /// The next request may go out whatever the window (fast retransmit).
     fast_retransmit: bool,
     rto_deadline: Option<Instant>,
@@ -150,6 +156,8 @@ impl Pipe {
             suspended: false,
             probe_deadline: None,
             penalised_at: None,
+            last_answer: None,
+            answer_gap: None,
             fast_retransmit: false,
             rto_deadline: None,
             handshake_deadline: None,
@@ -267,11 +275,14 @@ impl Pipe {
     /// How long a request of this pipe may be outstanding before the engine
     /// stops waiting for it (and asks a quicker pipe for the head of line):
     /// its RTO, at most [`super::HOL_PATIENCE`], but never less than its
-    /// round trip.
+    /// path's shortest round trip (its propagation: a path that long is
+    /// waited for). Not its smoothed round trip: on a path that slowed
+    /// down, late answers raise that with every sample, and the engine
+    /// would wait seconds for a request the path will not bring for
+    /// minutes.
     pub fn patience(&self) -> Duration {
-        self.base_rto()
-            .min(super::HOL_PATIENCE)
-            .max(self.rtt_estimate())
+        let floor = self.min_rtt().unwrap_or_else(|| self.rtt_estimate());
+        self.base_rto().min(super::HOL_PATIENCE).max(floor)
     }
 
     /// The shortest round trip seen on the pipe (its path's propagation),
@@ -292,6 +303,43 @@ impl Pipe {
             .min()
             .map_or(Duration::ZERO, |t| now.saturating_since(t));
         self.rtt_estimate().max(oldest)
+    }
+
+    /// When, at the pace this pipe answers now, its request sent at `asked`
+    /// should come back: its path returns requests in the order they left,
+    /// one per smoothed answer gap (or per the silence since the last
+    /// answer, if longer), so after every request sent no later than it.
+    /// `None` when that is not known: no pace yet, the request is no longer
+    /// outstanding, or the pipe has answered one sent after it (then it is
+    /// lost or reordered, not queued).
+    pub fn answer_expected(&self, now: Instant, asked: Instant) -> Option<Instant> {
+        let (at, latest_asked) = self.last_answer?;
+        if latest_asked > asked {
+            return None;
+        }
+        let ahead = self
+            .outstanding
+            .values()
+            .filter(|r| r.sent_at <= asked)
+            .count() as u64;
+        if ahead == 0 {
+            return None;
+        }
+        let gap = self.answer_gap?.max(now.saturating_since(at));
+        Some(now + gap.saturating_mul(ahead))
+    }
+
+    fn note_answer(&mut self, now: Instant, asked: Instant) {
+        if let Some((at, latest_asked)) = self.last_answer {
+            let gap = now.saturating_since(at);
+            self.answer_gap = Some(match self.answer_gap {
+                Some(g) => (g.saturating_mul(7) + gap).div(8),
+                None => gap,
+            });
+            self.last_answer = Some((now, latest_asked.max(asked)));
+        } else {
+            self.last_answer = Some((now, asked));
+        }
     }
 
     fn wire(&self, offset: u64) -> SeqNum {
@@ -564,6 +612,7 @@ impl Pipe {
         let len = r.end - r.start;
         self.in_flight -= len;
         self.intervals.on_delivered(len);
+        self.note_answer(now, r.sent_at);
         self.heard();
         self.rtt.reset_backoff();
         self.rtt.on_sample(r.sent_at, now);
@@ -757,5 +806,60 @@ impl Pipe {
     /// True while the pipe has datagrams queued.
     pub fn has_output(&self) -> bool {
         !self.out.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rcp::RcpVariant;
+
+    fn ms(v: u64) -> Instant {
+        Instant::from_nanos(v * 1_000_000)
+    }
+
+    /// An established pipe whose sender holds 100 segments.
+    fn pipe() -> Pipe {
+        let mut p = Pipe::new(RcpConfig::ns2(RcpVariant::Rcp), PathId(0));
+        p.open(ms(0));
+        let synack = RcpHeader::new(
+            RcpFlags::SYN | RcpFlags::ACK,
+            0,
+            SeqNum(0),
+            SeqNum(0) + 1u32 + 100_000u32,
+            0,
+        );
+        p.on_synack(ms(10), &synack);
+        p
+    }
+
+    #[test]
+    fn an_answer_is_expected_after_the_requests_sent_before_it_at_the_answer_pace() {
+        let mut p = pipe();
+        // Five requests at 10 ms; the first two answered 10 ms apart.
+        for k in 0..5 {
+            p.request(ms(10), k * 1000, (k + 1) * 1000, 0);
+        }
+        assert_eq!(p.answer_expected(ms(60), ms(10)), None, "no pace yet");
+        p.on_data(ms(100), 1);
+        p.on_data(ms(110), 2);
+        // Three requests left, all sent no later than the last: at one
+        // answer per 10 ms it comes back in 30 ms.
+        assert_eq!(p.answer_expected(ms(110), ms(10)), Some(ms(140)));
+        // Silent for 50 ms: the pace is that silence, not the old gap.
+        assert_eq!(p.answer_expected(ms(160), ms(10)), Some(ms(160 + 3 * 50)));
+    }
+
+    #[test]
+    fn a_request_overtaken_by_a_later_answer_has_no_forecast() {
+        let mut p = pipe();
+        p.request(ms(10), 0, 1000, 0);
+        p.request(ms(20), 1000, 2000, 0);
+        p.request(ms(30), 2000, 3000, 0);
+        p.on_data(ms(100), 2);
+        p.on_data(ms(110), 3);
+        // The request sent at 10 ms was passed by two sent after it: lost
+        // or reordered, not queued.
+        assert_eq!(p.answer_expected(ms(110), ms(10)), None);
     }
 }
