@@ -14,6 +14,7 @@
 //! (the same server, or a replica: server migration and multipoint-to-point
 //! aggregation are the same mechanism, §4.4.2–4.4.3).
 
+mod head_of_line;
 mod pipe;
 mod scheduler;
 
@@ -351,91 +352,6 @@ impl R2cpReceiver {
                 false
             }
         }
-    }
-
-    /// Opportunistic re-request of the head of line (MPTCP's opportunistic
-    /// retransmission, Raiciu et al., NSDI 2012, §4.2; beyond the R²CP
-    /// paper): pipe `i` is `blocked` by the receive buffer while the segment
-    /// that blocks it, the first one missing, is outstanding on a pipe that
-    /// will bring it later than `i` could; or, blocked or not, that segment
-    /// has been outstanding longer than its holder's RTO. `i` asks for it too (the binding
-    /// moves to `i`; the other request still counts if it arrives first),
-    /// and the slower pipe's window is halved, at most once per its round
-    /// trip, so that it holds less of the buffer. A slow pipe thus never
-    /// holds the connection below what the quick one would do alone.
-    fn reinject(&mut self, i: usize, ask: &Ask, limits: Limits, blocked: bool) -> bool {
-        let hol = ask.deq;
-        if hol >= ask.buffer_end || self.buffer.holds(hol) {
-            return false;
-        }
-        let Some(b) = self.sched.binding(hol).copied() else {
-            return false;
-        };
-        let p = &self.pipes[i];
-        if b.path == p.path {
-            return false;
-        }
-        let Some(j) = self.index(b.path) else {
-            return false;
-        };
-        let (ours, theirs) = (p.rtt_shown(ask.now), self.pipes[j].rtt_shown(ask.now));
-        // Quicker, while the holder's request is not overdue, if `i` is
-        // blocked and its answer would come before the holder's is due (at
-        // the earliest: the holder's round trip as it shows now, however
-        // long its oldest outstanding request has waited). Overdue once it
-        // has waited past the holder's patience (its RTO, at most
-        // HOL_PATIENCE: a path that slowed down, or died and has not timed
-        // out yet, its timer restarted by late arrivals); then quicker if
-        // `i`'s round trip is shorter than what the holder has shown: the
-        // longest of its estimate, the time this request has waited, and
-        // the time the pace of its answers says it will take. A request
-        // only a little late is left alone, but the engine wakes up when it
-        // would be asked for again.
-        let due = b.sent_at + theirs;
-        let late = b.sent_at + self.pipes[j].patience();
-        // When the holder will bring it at the pace it answers now (see
-        // `Pipe::answer_expected`): a path that slowed down shows it there
-        // first, long before in its smoothed round trip.
-        let expected = self.pipes[j].answer_expected(ask.now, b.sent_at);
-        let shown = theirs
-            .max(ask.now.saturating_since(b.sent_at))
-            .max(expected.map_or(Duration::ZERO, |t| t.saturating_since(b.sent_at)));
-        let overdue = ask.now >= late && ours < shown;
-        // An overdue holder that still answers, in the order it was asked,
-        // at a pace that brings this request before `i` could, is waited
-        // for: a queue that grew since its estimate (two pipes through one
-        // bottleneck) delays its answers, it does not lose them. It still
-        // holds up the head of line: its window is halved all the same.
-        let holder_brings_it = overdue && expected.is_some_and(|t| t < ask.now + ours);
-        let quicker = if overdue {
-            !holder_brings_it
-        } else {
-            blocked && ask.now + ours < due
-        };
-        if !quicker {
-            if holder_brings_it && theirs > ours {
-                self.pipes[j].penalise(ask.now);
-            }
-            // Wake up when the holder's patience runs out (later, arrivals
-            // bring the engine back often enough), or, for a holder waited
-            // for, one round trip of `i` on, should it fall silent.
-            let wake = if late > ask.now { late } else { ask.now + ours };
-            self.reinject_at = Some(self.reinject_at.map_or(wake, |t| t.min(wake)));
-            return false;
-        }
-        let p = &self.pipes[i];
-        let end = match self
-            .sched
-            .reinject(ask.now, hol, p.path, p.next_local(), limits)
-        {
-            Some(end) => end,
-            None => return false,
-        };
-        if theirs > ours {
-            self.pipes[j].penalise(ask.now);
-        }
-        self.pipes[i].request(ask.now, hol, end, ask.deq);
-        true
     }
 
     /// `resume()`: buffer space opened, every frozen pipe may ask again.

@@ -299,6 +299,19 @@ impl Scheduler {
         // The k-th pending segment, or FREEZE if it does not fit: asked for
         // now, it would arrive after what the buffer can hold beyond the
         // segments the other pipes will fetch first (head-of-line blocking).
+        self.take_nth(k, now, path, local, limits)
+    }
+
+    /// Binds the `k`-th pending segment to `(path, local)`, or `Freeze` if
+    /// it does not fit `limits`.
+    fn take_nth(
+        &mut self,
+        k: usize,
+        now: Instant,
+        path: PathId,
+        local: u64,
+        limits: Limits,
+    ) -> Pick {
         let start = self.nth_pending(k);
         if !self.fits(start, limits) {
             return Pick::Freeze;
@@ -327,6 +340,26 @@ impl Scheduler {
             },
         );
         Pick::Segment(start, end)
+    }
+
+    /// Binds the segment at `start` to `(path, local)` if it is the first
+    /// one waiting for a pipe (the head of line, when no pipe holds it):
+    /// returns its end, or `None` if it is not waiting or does not fit.
+    pub fn take_head(
+        &mut self,
+        now: Instant,
+        start: u64,
+        path: PathId,
+        local: u64,
+        limits: Limits,
+    ) -> Option<u64> {
+        if self.nth_pending(0) != start {
+            return None;
+        }
+        match self.take_nth(0, now, path, local, limits) {
+            Pick::Segment(_, end) => Some(end),
+            Pick::Freeze => None,
+        }
     }
 
     /// Redundant striping (pTCP §4.1 (3); R²CP §4.4.1 names it for

@@ -7,6 +7,9 @@
 //! one segment in pull mode and its pull id is its local number plus one,
 //! so an arriving DATA segment names the request it answers.
 
+mod outage;
+mod pace;
+
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::cc::coupled::LossIntervals;
@@ -101,6 +104,11 @@ pub struct Pipe {
     /// Smoothed time between answers (gain 1/8): the pace at which the
     /// pipe's path drains what it was asked.
     answer_gap: Option<Duration>,
+    /// The highest local number answered so far.
+    answered_local: Option<u64>,
+    /// The last answer was to a request given up on: the path is draining
+    /// a backlog the pipe's timer did not wait for.
+    answered_late: bool,
     /// The next request may go out whatever the window (fast retransmit).
     fast_retransmit: bool,
     rto_deadline: Option<Instant>,
@@ -158,6 +166,8 @@ impl Pipe {
             penalised_at: None,
             last_answer: None,
             answer_gap: None,
+            answered_local: None,
+            answered_late: false,
             fast_retransmit: false,
             rto_deadline: None,
             handshake_deadline: None,
@@ -261,84 +271,12 @@ impl Pipe {
         self.next_local
     }
 
-    /// The pipe's round-trip estimate for ranking (§4.3.1 `RTT_j`): the
-    /// smoothed RTT, or the handshake's before any data arrived.
-    pub fn rtt_estimate(&self) -> Duration {
-        self.rtt.srtt().unwrap_or(self.config.rtt.initial_rto)
-    }
-
-    /// The retransmission timeout without backoff.
-    pub fn base_rto(&self) -> Duration {
-        self.rtt.base_rto()
-    }
-
-    /// How long a request of this pipe may be outstanding before the engine
-    /// stops waiting for it (and asks a quicker pipe for the head of line):
-    /// its RTO, at most [`super::HOL_PATIENCE`], but never less than its
-    /// path's shortest round trip (its propagation: a path that long is
-    /// waited for). Not its smoothed round trip: on a path that slowed
-    /// down, late answers raise that with every sample, and the engine
-    /// would wait seconds for a request the path will not bring for
-    /// minutes.
-    pub fn patience(&self) -> Duration {
-        let floor = self.min_rtt().unwrap_or_else(|| self.rtt_estimate());
-        self.base_rto().min(super::HOL_PATIENCE).max(floor)
-    }
-
-    /// The shortest round trip seen on the pipe (its path's propagation),
-    /// once sampled.
-    pub fn min_rtt(&self) -> Option<Duration> {
-        self.rtt.min_rtt()
-    }
-
-    /// The round trip the pipe shows now: its estimate, or, when its
-    /// oldest outstanding request has waited longer, that wait. A path that
-    /// slowed down or died looks so at once, not once late samples have
-    /// moved the smoothed estimate.
-    pub fn rtt_shown(&self, now: Instant) -> Duration {
-        let oldest = self
-            .outstanding
-            .values()
-            .map(|r| r.sent_at)
-            .min()
-            .map_or(Duration::ZERO, |t| now.saturating_since(t));
-        self.rtt_estimate().max(oldest)
-    }
-
-    /// When, at the pace this pipe answers now, its request sent at `asked`
-    /// should come back: its path returns requests in the order they left,
-    /// one per smoothed answer gap (or per the silence since the last
-    /// answer, if longer), so after every request sent no later than it.
-    /// `None` when that is not known: no pace yet, the request is no longer
-    /// outstanding, or the pipe has answered one sent after it (then it is
-    /// lost or reordered, not queued).
-    pub fn answer_expected(&self, now: Instant, asked: Instant) -> Option<Instant> {
-        let (at, latest_asked) = self.last_answer?;
-        if latest_asked > asked {
-            return None;
-        }
-        let ahead = self
-            .outstanding
-            .values()
-            .filter(|r| r.sent_at <= asked)
-            .count() as u64;
-        if ahead == 0 {
-            return None;
-        }
-        let gap = self.answer_gap?.max(now.saturating_since(at));
-        Some(now + gap.saturating_mul(ahead))
-    }
-
-    fn note_answer(&mut self, now: Instant, asked: Instant) {
-        if let Some((at, latest_asked)) = self.last_answer {
-            let gap = now.saturating_since(at);
-            self.answer_gap = Some(match self.answer_gap {
-                Some(g) => (g.saturating_mul(7) + gap).div(8),
-                None => gap,
-            });
-            self.last_answer = Some((now, latest_asked.max(asked)));
-        } else {
-            self.last_answer = Some((now, asked));
+    /// Remembers when a request now deemed lost was sent (the most recent
+    /// [`GIVEN_UP`] of them).
+    fn give_up(&mut self, local: u64, sent: Instant) {
+        self.given_up.insert(local, sent);
+        while self.given_up.len() > GIVEN_UP {
+            self.given_up.pop_first();
         }
     }
 
@@ -420,130 +358,6 @@ impl Pipe {
         }
     }
 
-    /// Probes a silent path with a request that carries no pull (a PROBE,
-    /// §5.2.2, which its sender answers at once): the pipe's path failed to
-    /// answer, another pipe carries the data, and nothing is taken from it.
-    /// The pipe waits for the answer, or for the probe timer, before it asks
-    /// again.
-    pub fn probe_path(&mut self, now: Instant, deq: u64) {
-        self.probe(deq);
-        self.probe_deadline = Some(now + self.timer());
-    }
-
-    /// Something arrived on the pipe's path: it works. A pipe that was
-    /// probing a blackout restarts at once, its timer no longer backed off.
-    /// After an outage (two timer expiries or more, not a single loss, which
-    /// keeps TCP's response) the window resumes at half what it was before
-    /// and slow start may take it back the rest of the way: the outage was
-    /// not congestion (Freeze-TCP resumes with its whole window; half keeps
-    /// the first round trip's burst within what a changed path may take).
-    pub fn heard(&mut self) {
-        if !self.blackout {
-            return;
-        }
-        self.blackout = false;
-        self.probe_deadline = None;
-        self.rtt.reset_backoff();
-        let before = self.outage_cwnd.take();
-        if self.expiries >= 2 {
-            if let Some(w) = before {
-                self.cc.restart(self.cwnd().max(w / 2), w);
-            }
-        }
-        self.expiries = 0;
-    }
-
-    /// Remembers when a request now deemed lost was sent (the most recent
-    /// [`GIVEN_UP`] of them).
-    fn give_up(&mut self, local: u64, sent: Instant) {
-        self.given_up.insert(local, sent);
-        while self.given_up.len() > GIVEN_UP {
-            self.given_up.pop_first();
-        }
-    }
-
-    /// Sends the next probe of a silent path now rather than at its timer
-    /// (no pipe of the connection works any more); a pipe still opening
-    /// sends its SYN again now, rather than at its backed-off timer.
-    pub fn probe_now(&mut self, now: Instant) {
-        if self.blackout && self.probe_deadline.take().is_some() {
-            self.expiries += 1;
-        }
-        if self.state == PipeState::Opening && !self.suspended && self.handshake_deadline.is_some()
-        {
-            self.rtt.reset_backoff();
-            self.open(now);
-        }
-    }
-
-    /// The interface lost its link (the host said so, R²CP §4.3.5 for what
-    /// the pipe had asked for): what is outstanding is lost and returned to
-    /// the engine, timers stop, the window is kept for the link's return.
-    pub fn suspend(&mut self) -> PipeReport {
-        let mut report = PipeReport::default();
-        if self.suspended {
-            return report;
-        }
-        self.suspended = true;
-        if self.state == PipeState::Established && !self.blackout {
-            self.outage_cwnd = Some(self.cwnd());
-        }
-        report.lost = self.outstanding.values().map(|r| r.start).collect();
-        self.outstanding.clear();
-        self.in_flight = 0;
-        self.recover = None;
-        self.fast_retransmit = false;
-        self.rto_deadline = None;
-        self.handshake_deadline = None;
-        self.persist_deadline = None;
-        self.probe_deadline = None;
-        self.out.clear();
-        report
-    }
-
-    /// The interface has its link again: a pipe still opening sends its SYN
-    /// at once; an established one restarts from the initial window, with
-    /// slow start allowed back to the window it had (Freeze-TCP resumes
-    /// where it stopped; the path behind the link may have changed, so the
-    /// window is regained in a few round trips rather than assumed).
-    pub fn link_up(&mut self, now: Instant) {
-        if !self.suspended {
-            return;
-        }
-        self.suspended = false;
-        self.rtt.reset_backoff();
-        self.blackout = false;
-        self.expiries = 0;
-        match self.state {
-            PipeState::Opening => self.open(now),
-            PipeState::Established => {
-                let iw = self.config.cc.initial_window * self.config.mss;
-                let before = self.outage_cwnd.take().unwrap_or(iw);
-                self.cc.restart(iw, before);
-            }
-        }
-    }
-
-    /// MPTCP's penalisation of a slow subflow (Raiciu et al., NSDI 2012,
-    /// §4.2): the pipe held the head of line while a quicker pipe was
-    /// blocked by the receive buffer, so its window is halved, at most once
-    /// per round trip of its own. Unlike a congestion response the slow
-    /// start threshold stays where the window was: this is no sign of
-    /// congestion, and when the quicker path goes the pipe must regain its
-    /// rate in a few round trips, not one segment per round trip.
-    pub fn penalise(&mut self, now: Instant) -> bool {
-        if self
-            .penalised_at
-            .is_some_and(|t| now.saturating_since(t) < self.rtt_estimate())
-        {
-            return false;
-        }
-        self.penalised_at = Some(now);
-        let cwnd = self.cwnd();
-        self.cc.restart(cwnd / 2, cwnd);
-        true
-    }
-
     /// The sender's SYN+ACK: learn its sequence space and what it has.
     pub fn on_synack(&mut self, now: Instant, h: &RcpHeader) -> PipeReport {
         let mut report = PipeReport::default();
@@ -606,13 +420,18 @@ impl Pipe {
             if let Some(sent) = self.given_up.remove(&local) {
                 self.rtt.on_sample(sent, now);
                 self.cc.on_rtt_sample(now, now - sent);
+                // And it shows the pace at which the path drains what it
+                // was asked, and what is still behind it.
+                self.note_answer(now, sent, local);
+                self.answered_late = true;
             }
             return report;
         };
         let len = r.end - r.start;
         self.in_flight -= len;
         self.intervals.on_delivered(len);
-        self.note_answer(now, r.sent_at);
+        self.note_answer(now, r.sent_at, local);
+        self.answered_late = false;
         self.heard();
         self.rtt.reset_backoff();
         self.rtt.on_sample(r.sent_at, now);
@@ -806,60 +625,5 @@ impl Pipe {
     /// True while the pipe has datagrams queued.
     pub fn has_output(&self) -> bool {
         !self.out.is_empty()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::rcp::RcpVariant;
-
-    fn ms(v: u64) -> Instant {
-        Instant::from_nanos(v * 1_000_000)
-    }
-
-    /// An established pipe whose sender holds 100 segments.
-    fn pipe() -> Pipe {
-        let mut p = Pipe::new(RcpConfig::ns2(RcpVariant::Rcp), PathId(0));
-        p.open(ms(0));
-        let synack = RcpHeader::new(
-            RcpFlags::SYN | RcpFlags::ACK,
-            0,
-            SeqNum(0),
-            SeqNum(0) + 1u32 + 100_000u32,
-            0,
-        );
-        p.on_synack(ms(10), &synack);
-        p
-    }
-
-    #[test]
-    fn an_answer_is_expected_after_the_requests_sent_before_it_at_the_answer_pace() {
-        let mut p = pipe();
-        // Five requests at 10 ms; the first two answered 10 ms apart.
-        for k in 0..5 {
-            p.request(ms(10), k * 1000, (k + 1) * 1000, 0);
-        }
-        assert_eq!(p.answer_expected(ms(60), ms(10)), None, "no pace yet");
-        p.on_data(ms(100), 1);
-        p.on_data(ms(110), 2);
-        // Three requests left, all sent no later than the last: at one
-        // answer per 10 ms it comes back in 30 ms.
-        assert_eq!(p.answer_expected(ms(110), ms(10)), Some(ms(140)));
-        // Silent for 50 ms: the pace is that silence, not the old gap.
-        assert_eq!(p.answer_expected(ms(160), ms(10)), Some(ms(160 + 3 * 50)));
-    }
-
-    #[test]
-    fn a_request_overtaken_by_a_later_answer_has_no_forecast() {
-        let mut p = pipe();
-        p.request(ms(10), 0, 1000, 0);
-        p.request(ms(20), 1000, 2000, 0);
-        p.request(ms(30), 2000, 3000, 0);
-        p.on_data(ms(100), 2);
-        p.on_data(ms(110), 3);
-        // The request sent at 10 ms was passed by two sent after it: lost
-        // or reordered, not queued.
-        assert_eq!(p.answer_expected(ms(110), ms(10)), None);
     }
 }

@@ -1,0 +1,218 @@
+//! What a pipe shows the engine of its path's timing: its round-trip
+//! estimate, how long the engine waits for its requests, and when, at the
+//! pace it answers, it will bring a request it holds (R²CP §4.3.1's
+//! `RTT_j`, and the engine's forecasts beyond the paper).
+
+use super::Pipe;
+use crate::time::{Duration, Instant};
+
+impl Pipe {
+    /// The pipe's round-trip estimate for ranking (§4.3.1 `RTT_j`): the
+    /// smoothed RTT, or the handshake's before any data arrived.
+    pub fn rtt_estimate(&self) -> Duration {
+        self.rtt.srtt().unwrap_or(self.config.rtt.initial_rto)
+    }
+
+    /// The retransmission timeout without backoff.
+    pub fn base_rto(&self) -> Duration {
+        self.rtt.base_rto()
+    }
+
+    /// How long a request of this pipe may be outstanding before the engine
+    /// stops waiting for it (and asks a quicker pipe for the head of line):
+    /// its RTO, at most [`crate::r2cp::HOL_PATIENCE`], but never less than its
+    /// path's shortest round trip (its propagation: a path that long is
+    /// waited for). Not its smoothed round trip: on a path that slowed
+    /// down, late answers raise that with every sample, and the engine
+    /// would wait seconds for a request the path will not bring for
+    /// minutes.
+    pub fn patience(&self) -> Duration {
+        let floor = self.min_rtt().unwrap_or_else(|| self.rtt_estimate());
+        self.base_rto().min(crate::r2cp::HOL_PATIENCE).max(floor)
+    }
+
+    /// The shortest round trip seen on the pipe (its path's propagation),
+    /// once sampled.
+    pub fn min_rtt(&self) -> Option<Duration> {
+        self.rtt.min_rtt()
+    }
+
+    /// The round trip the pipe shows now: its estimate, or, when its
+    /// oldest outstanding request has waited longer, that wait. A path that
+    /// slowed down or died looks so at once, not once late samples have
+    /// moved the smoothed estimate.
+    ///
+    /// Requests given up on count too while they may still be queued on
+    /// the path (see [`Pipe::queued_given_up`]): a path that slowed down
+    /// answers them late, one by one, and a new request comes back after
+    /// them, so then the pipe shows at least what they will take at the
+    /// pace it answers.
+    pub fn rtt_shown(&self, now: Instant) -> Duration {
+        let queued = self.queued_given_up();
+        let oldest = self
+            .outstanding
+            .values()
+            .map(|r| r.sent_at)
+            .chain(queued.clone().next())
+            .min()
+            .map_or(Duration::ZERO, |t| now.saturating_since(t));
+        let behind = match (queued.count(), self.answer_gap) {
+            (0, _) | (_, None) => Duration::ZERO,
+            (n, Some(gap)) => gap.saturating_mul((n + self.outstanding.len() + 1) as u64),
+        };
+        self.rtt_estimate().max(oldest).max(behind)
+    }
+
+    /// When the requests given up on that may still be queued on the path
+    /// were sent, oldest first: while the path answers such requests late,
+    /// those sent after the latest request answered (the path returns
+    /// requests in the order they left, and local numbers go out in that
+    /// order; those sent before it are lost, not queued). None once the path answers requests still outstanding: a
+    /// path that lost what it was asked (a blackout) has no backlog.
+    fn queued_given_up(&self) -> impl Iterator<Item = Instant> + Clone + '_ {
+        let first = match self.answered_local {
+            Some(l) if self.answered_late => l + 1,
+            _ => u64::MAX,
+        };
+        self.given_up.range(first..).map(|(_, &t)| t)
+    }
+
+    /// When, at the pace this pipe answers now, its request sent at `asked`
+    /// should come back: its path returns requests in the order they left,
+    /// one per smoothed answer gap (or per the silence since the last
+    /// answer, if longer), so after every request sent no later than it,
+    /// those given up on that may still be queued included. `None` when
+    /// that is not known: no pace yet, the request is no longer
+    /// outstanding, or the pipe has answered one sent after it (then it is
+    /// lost or reordered, not queued).
+    pub fn answer_expected(&self, now: Instant, asked: Instant) -> Option<Instant> {
+        let (at, latest_asked) = self.last_answer?;
+        if latest_asked > asked {
+            return None;
+        }
+        let outstanding = self
+            .outstanding
+            .values()
+            .filter(|r| r.sent_at <= asked)
+            .count() as u64;
+        if outstanding == 0 {
+            return None;
+        }
+        let queued = self.queued_given_up().filter(|&t| t <= asked).count() as u64;
+        let gap = self.answer_gap?.max(now.saturating_since(at));
+        Some(now + gap.saturating_mul(outstanding + queued))
+    }
+
+    /// Request `local`, sent at `asked`, was answered at `now`.
+    pub(super) fn note_answer(&mut self, now: Instant, asked: Instant, local: u64) {
+        self.answered_local = Some(self.answered_local.map_or(local, |l| l.max(local)));
+        if let Some((at, latest_asked)) = self.last_answer {
+            let gap = now.saturating_since(at);
+            self.answer_gap = Some(match self.answer_gap {
+                Some(g) => (g.saturating_mul(7) + gap).div(8),
+                None => gap,
+            });
+            self.last_answer = Some((now, latest_asked.max(asked)));
+        } else {
+            self.last_answer = Some((now, asked));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::endpoint::PathId;
+    use crate::rcp::{RcpConfig, RcpVariant};
+    use crate::seq::SeqNum;
+    use crate::wire::rcp::{RcpFlags, RcpHeader};
+
+    fn ms(v: u64) -> Instant {
+        Instant::from_nanos(v * 1_000_000)
+    }
+
+    /// An established pipe whose sender holds 100 segments.
+    fn pipe() -> Pipe {
+        let mut p = Pipe::new(RcpConfig::ns2(RcpVariant::Rcp), PathId(0));
+        p.open(ms(0));
+        let synack = RcpHeader::new(
+            RcpFlags::SYN | RcpFlags::ACK,
+            0,
+            SeqNum(0),
+            SeqNum(0) + 1u32 + 100_000u32,
+            0,
+        );
+        p.on_synack(ms(10), &synack);
+        p
+    }
+
+    #[test]
+    fn an_answer_is_expected_after_the_requests_sent_before_it_at_the_answer_pace() {
+        let mut p = pipe();
+        // Five requests at 10 ms; the first two answered 10 ms apart.
+        for k in 0..5 {
+            p.request(ms(10), k * 1000, (k + 1) * 1000, 0);
+        }
+        assert_eq!(p.answer_expected(ms(60), ms(10)), None, "no pace yet");
+        p.on_data(ms(100), 1);
+        p.on_data(ms(110), 2);
+        // Three requests left, all sent no later than the last: at one
+        // answer per 10 ms it comes back in 30 ms.
+        assert_eq!(p.answer_expected(ms(110), ms(10)), Some(ms(140)));
+        // Silent for 50 ms: the pace is that silence, not the old gap.
+        assert_eq!(p.answer_expected(ms(160), ms(10)), Some(ms(160 + 3 * 50)));
+    }
+
+    #[test]
+    fn a_request_overtaken_by_a_later_answer_has_no_forecast() {
+        let mut p = pipe();
+        p.request(ms(10), 0, 1000, 0);
+        p.request(ms(20), 1000, 2000, 0);
+        p.request(ms(30), 2000, 3000, 0);
+        p.on_data(ms(100), 2);
+        p.on_data(ms(110), 3);
+        // The request sent at 10 ms was passed by two sent after it: lost
+        // or reordered, not queued.
+        assert_eq!(p.answer_expected(ms(110), ms(10)), None);
+    }
+
+    #[test]
+    fn a_path_answering_what_was_given_up_shows_the_backlog_behind_a_new_request() {
+        let mut p = pipe();
+        // Ten requests at 10 ms; the path slows down and the timer gives
+        // them up at 1 s. Then the first two come back, 400 ms apart.
+        for k in 0..10 {
+            p.request(ms(10), k * 1000, (k + 1) * 1000, 0);
+        }
+        p.handle_timeout(ms(1_010));
+        assert_eq!(p.in_flight(), 0);
+        p.on_data(ms(1_100), 1);
+        p.on_data(ms(1_500), 2);
+        // Eight still queued, sent 1.49 s ago: the oldest's wait, and at
+        // 400 ms an answer, eight ahead of a new request and the new one.
+        assert_eq!(p.rtt_shown(ms(1_500)), Duration::from_millis(9 * 400));
+        // A request sent now comes back after the eight.
+        p.request(ms(1_500), 10_000, 11_000, 0);
+        assert_eq!(
+            p.answer_expected(ms(1_500), ms(1_500)),
+            Some(ms(1_500 + 9 * 400))
+        );
+    }
+
+    #[test]
+    fn requests_given_up_in_a_blackout_are_no_backlog() {
+        let mut p = pipe();
+        for k in 0..10 {
+            p.request(ms(10), k * 1000, (k + 1) * 1000, 0);
+        }
+        p.on_data(ms(100), 1);
+        p.on_data(ms(110), 2);
+        // The path goes dark: the rest is given up at the timeout, and
+        // nothing of it ever comes.
+        p.handle_timeout(ms(2_000));
+        // Nothing was answered late: what was given up is lost, not queued
+        // behind a new request, and the pipe shows its estimate.
+        let shown = p.rtt_shown(ms(5_000));
+        assert!(shown < Duration::from_millis(200), "{shown:?}");
+    }
+}
