@@ -32,6 +32,8 @@ struct Net {
     sent: Vec<Sent>,
     /// Each data segment's pipe, virtual sequence number and pSEQ.
     mapping: Vec<(u16, u32, u64)>,
+    /// Each acknowledgment's pACK and window, as the receiver sent them.
+    acks: Vec<(u64, u32)>,
     got: Vec<u8>,
 }
 
@@ -56,6 +58,7 @@ impl Net {
             drop_first: None,
             sent: Vec::new(),
             mapping: Vec::new(),
+            acks: Vec::new(),
             got: Vec::new(),
         }
     }
@@ -114,6 +117,11 @@ impl Net {
             }
         }
         while let Some(p) = self.rx.poll_transmit(self.now, &mut buf) {
+            let (h, inner) = PtcpHeader::parse(&buf).expect("valid pTCP");
+            if h.flags.contains(PtcpFlags::ACK) && !inner.is_empty() {
+                let (tcp, _) = TcpHeader::parse(inner).expect("valid TCP-v");
+                self.acks.push((u64::from(h.pack.0), tcp.window));
+            }
             let dead = p.0 == 0 && self.dead(ms);
             if !dead {
                 self.flight
@@ -456,4 +464,69 @@ fn a_full_buffer_behind_the_slow_subflow_has_its_head_resent_on_the_quick_one() 
         rescued > 0,
         "no head of line was re-sent on the quick subflow"
     );
+}
+
+/// The data segments sent more than once, by pSEQ.
+fn sent_twice(net: &Net) -> usize {
+    let mut seen = BTreeSet::new();
+    net.sent
+        .iter()
+        .filter(|s| s.2 > 0 && !seen.insert(s.1))
+        .count()
+}
+
+#[test]
+fn the_window_counts_what_the_receiver_holds_out_of_order_inside_it() {
+    // pTCP §5.4: every acknowledgment carries the shared buffer's window,
+    // from pACK on. The first segment on path 0 is lost, so the receiver
+    // holds what follows out of order until it comes again. That data sits
+    // inside the window, as in TCP: the window's right edge (pACK plus the
+    // window) never moves back. Counted against the window as well, it
+    // pulled the edge back over data already sent.
+    let mut config = config();
+    config.tcp.window = 16;
+    let data = 100_000;
+    let mut net = Net::new(config, data);
+    net.drop_first = Some((0, 0));
+    net.path_up(0);
+    net.path_up(1);
+    net.run(5_000);
+    net.intact(data);
+    let held_out_of_order = net.acks.iter().any(|&(pack, _)| pack == 0);
+    assert!(held_out_of_order && net.acks.len() > 50);
+    let edges: Vec<u64> = net
+        .acks
+        .iter()
+        .map(|&(pack, window)| pack + u64::from(window))
+        .collect();
+    for pair in edges.windows(2) {
+        assert!(pair[1] >= pair[0], "the window's edge moved back: {pair:?}");
+    }
+}
+
+#[test]
+fn ptcp_copies_no_head_of_line_its_holder_brings_first_where_mptcp_does() {
+    // Paths of 10 and 12 ms and a 16-segment buffer that both fill: the
+    // buffer is often full behind a head of line the other pipe holds.
+    // MPTCP copies it whenever that happens; pTCP only when the copy would
+    // arrive first, which on paths this alike it never would.
+    let run = |config: PtcpConfig| {
+        let data = 300_000;
+        let mut net = Net::new(config, data);
+        net.delay = [10, 12];
+        net.path_up(0);
+        net.path_up(1);
+        net.run(10_000);
+        net.intact(data);
+        sent_twice(&net)
+    };
+    let mut ptcp = config();
+    ptcp.tcp.window = 16;
+    let mut mptcp = mptcp(Coupling::Uncoupled);
+    mptcp.tcp.window = 16;
+    assert!(
+        run(mptcp) > 0,
+        "MPTCP copied nothing: the case does not block"
+    );
+    assert_eq!(run(ptcp), 0);
 }

@@ -715,3 +715,25 @@ fn blackouts_a_slowed_replica_and_a_channel_stuck_bad_with_redundant_striping() 
         6901867093316066956,
     );
 }
+
+#[test]
+fn ptcp_takes_an_acknowledgment_as_proof_only_of_data_every_transmission_carried() {
+    // Three calm paths and a 44-segment buffer. A pTCP pipe whose
+    // acknowledgment is taken to prove its data arrived (so that a lost
+    // echo does not send the data again) must not take it so for a
+    // segment it sent again without that data: the data was lost, the
+    // sender thought it delivered, and the transfer stopped 7 KB short.
+    let c = Case {
+        protocol: "ptcp",
+        paths: vec![
+            path(500, 184, 10, 0.0, Fate::Calm),
+            path(14922, 2, 11, 0.0, Fate::Calm),
+            path(6821, 121, 13, 0.0, Fate::Calm),
+        ],
+        size: 1_017_001,
+        buffer: 0.05288910625491269,
+        redundant: false,
+        seed: 13616530812082154,
+    };
+    check_integrity(&c, &run(&c)).unwrap();
+}

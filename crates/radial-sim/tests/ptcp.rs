@@ -59,15 +59,17 @@ fn handoff(pipes: &str, down: Option<&str>) -> FlowReport {
 }
 
 #[test]
-fn soft_handoff_stalls_no_longer_than_the_old_paths_round_trip() {
+fn soft_handoff_keeps_delivery_within_twice_its_usual_gap() {
     // pTCP §6.3.1: the second pipe opens at 8 s, the first is retired at
     // 10 s and its link goes a second later: no timeout, nothing lost. The
-    // stalls come from the overlap, not the retirement: the old pipe's
-    // window holds most of the 32-segment buffer in its queue (a round trip
-    // of 22 ms plus 26 queued packets of 4.2 ms), so data bound to the new
-    // pipe, 26 ms away, arrives ahead of it and in-order delivery waits.
-    // Not within twice the usual gap, as R²CP's make-before-break is on the
-    // same paths (docs/results/ptcp.md has the numbers).
+    // old pipe's window holds most of the 32-segment buffer in its queue
+    // when the new one opens; the new pipe is offered data first while it
+    // has fewer bytes out, and the window the receiver advertises counts
+    // what it holds out of order inside it, so delivery never pauses for
+    // more than twice its usual gap (as R²CP's make-before-break on the
+    // same paths). Before, the old pipe kept its queue, data bound to the
+    // new one arrived ahead of it, and the window closed on what the
+    // receiver held out of order: 26 ms of stall.
     let f = handoff(
         "{ via = \"MH1\", close = \"10s\" }, { via = \"MH2\", open = \"8s\" }",
         Some("11s"),
@@ -79,8 +81,10 @@ fn soft_handoff_stalls_no_longer_than_the_old_paths_round_trip() {
     // One 1040-byte packet at 2 Mbit/s takes 4.2 ms.
     assert!(usual > 0.003 && usual < 0.006, "median gap {usual}");
     assert_eq!(f.timeouts, 0);
-    let old_rtt = 0.022 + 26.0 * 0.00416;
-    assert!(gap < old_rtt, "disruption {gap} s");
+    assert!(
+        gap <= 2.0 * usual + 1e-6,
+        "disruption {gap} s, usual {usual} s"
+    );
 }
 
 #[test]

@@ -94,12 +94,16 @@ impl PtcpReceiver {
             .count()
     }
 
-    /// Free space of the shared buffer, advertised in every acknowledgment.
+    /// The window advertised in every acknowledgment (§5.4): the shared
+    /// buffer less what the application has not read yet, from pACK on.
+    /// Data held out of order sits inside that window, as in TCP: counted
+    /// against it as well, it would pull the window's right edge back over
+    /// data already sent whenever the pipes deliver out of order.
     fn window(&self) -> u32 {
-        let held = self.buffer.pending_bytes() + self.buffer.ready_bytes() as u64;
+        let unread = self.buffer.ready_bytes() as u64;
         self.config
             .buffer_bytes()
-            .saturating_sub(held)
+            .saturating_sub(unread)
             .min(u64::from(u32::MAX)) as u32
     }
 

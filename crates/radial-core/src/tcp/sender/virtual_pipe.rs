@@ -161,6 +161,12 @@ impl TcpSender {
         self.rtt.srtt()
     }
 
+    /// The shortest round trip sampled (the path's propagation), once
+    /// sampled.
+    pub fn min_rtt(&self) -> Option<crate::time::Duration> {
+        self.rtt.min_rtt()
+    }
+
     /// The smoothed mean deviation of the round-trip time, once sampled.
     pub fn rttvar(&self) -> Option<crate::time::Duration> {
         self.rtt.rttvar()

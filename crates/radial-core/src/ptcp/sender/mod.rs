@@ -2,6 +2,8 @@
 //! TCP-v pipe per path the receiving host opened, and the bindings between
 //! the pipes' virtual segments and the data they carry.
 
+mod head_of_line;
+
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::{expand, PtcpConfig, MAX_PIPES};
@@ -24,6 +26,9 @@ struct Pipe {
     tcp: TcpSender,
     /// Virtual offset → the data bound to it (aggregate offset, length).
     bound: BTreeMap<u64, (u64, u64)>,
+    /// Virtual segments sent again with other data than before: their
+    /// acknowledgment does not tell which transmission arrived.
+    rebound: BTreeSet<u64>,
     /// The receiver asked to retire it: it takes no new data.
     closing: bool,
     /// Loss episodes seen so far (timeouts, fast recoveries).
@@ -47,6 +52,8 @@ pub struct PtcpSender {
     pending: BTreeSet<u64>,
     /// Which pipe's virtual segment holds each piece of data in flight.
     holder: BTreeMap<u64, (usize, u64)>,
+    /// When the data in flight was last bound, by offset.
+    bound_at: BTreeMap<u64, Instant>,
     /// Data the receiver echoed, above pACK.
     delivered: BTreeSet<u64>,
     /// Heads of line copied onto a second pipe while the receive buffer
@@ -60,8 +67,6 @@ pub struct PtcpSender {
     tokens: Option<Tokens>,
     /// Built datagrams and their paths.
     out: VecDeque<(PathId, Vec<u8>)>,
-    /// Pipe whose turn it is first when data is short.
-    turn: usize,
     /// The application wrote or closed: pipes may have data to bind.
     want_pump: bool,
     /// ECF left a slow subflow idle last time (its hysteresis).
@@ -80,6 +85,7 @@ impl PtcpSender {
             pipes: (0..MAX_PIPES).map(|_| None).collect(),
             pending: BTreeSet::new(),
             holder: BTreeMap::new(),
+            bound_at: BTreeMap::new(),
             delivered: BTreeSet::new(),
             reinjected: BTreeSet::new(),
             next_new: 0,
@@ -87,7 +93,6 @@ impl PtcpSender {
             window: config.buffer_bytes(),
             tokens: config.target.map(Tokens::new),
             out: VecDeque::new(),
-            turn: 0,
             want_pump: false,
             ecf_waiting: false,
             events: VecDeque::new(),
@@ -129,6 +134,7 @@ impl PtcpSender {
             self.pipes[path] = Some(Pipe {
                 tcp,
                 bound: BTreeMap::new(),
+                rebound: BTreeSet::new(),
                 closing: false,
                 losses: (0, 0),
                 silent: false,
@@ -224,11 +230,14 @@ impl PtcpSender {
         let acked = p.tcp.acked();
         let keep = p.bound.split_off(&acked);
         let done = std::mem::replace(&mut p.bound, keep);
-        let fixed = self.config.mptcp.is_some();
+        let rebound_keep = p.rebound.split_off(&acked);
+        let rebound = std::mem::replace(&mut p.rebound, rebound_keep);
         for (vseq, (poff, len)) in done {
-            if fixed && len > 0 {
-                // A mapping never changes: the acknowledgment proves the
-                // data arrived.
+            if len > 0 && !rebound.contains(&vseq) {
+                // Every transmission of the segment carried this data (under
+                // MPTCP a mapping never changes): the acknowledgment proves
+                // it arrived, whether or not its echo came yet (one
+                // acknowledgment may cover several arrivals, and echo one).
                 self.on_echo(poff);
             }
             if self.holder.get(&poff) == Some(&(path, vseq)) {
@@ -251,15 +260,16 @@ impl PtcpSender {
         self.delivered = self.delivered.split_off(&pack);
         self.reinjected = self.reinjected.split_off(&pack);
         self.holder = self.holder.split_off(&pack);
+        self.bound_at = self.bound_at.split_off(&pack);
     }
 
     /// Data a pipe may take now: re-assigned segments, then new data within
     /// the receiver's window, within the policy's tokens.
-    fn bindable(&self, path: usize) -> u64 {
+    fn bindable(&self, now: Instant, path: usize) -> u64 {
         let room = (self.pack + self.window).saturating_sub(self.next_new);
         let fresh = self.buffer.end().saturating_sub(self.next_new).min(room);
         let mut bytes = self.pending.len() as u64 * self.mss() + fresh;
-        if bytes == 0 && self.blocking_head(path).is_some() {
+        if bytes == 0 && self.blocking_head(now, path).is_some() {
             bytes = self.mss();
         }
         if let Some(t) = &self.tokens {
@@ -320,24 +330,13 @@ impl PtcpSender {
             let poff = self.next_new;
             self.next_new += len;
             Some((poff, len))
-        } else if let Some(head) = self.blocking_head(path).filter(|_| !probing) {
+        } else if let Some(head) = self.blocking_head(now, path).filter(|_| !probing) {
             // Beyond the paper: the buffer is full behind a head of line
             // another pipe holds; this pipe, with nothing else to send,
             // carries a copy (MPTCP's opportunistic retransmission), and the
-            // holder's window is halved, at most once per its round trip
-            // (MPTCP's penalisation).
+            // holder's window is halved (MPTCP's penalisation).
             self.reinjected.insert(head);
-            if let Some(&(holder, _)) = self.holder.get(&head) {
-                if let Some(h) = self.pipes[holder].as_mut() {
-                    let srtt = h.tcp.srtt().unwrap_or(crate::time::Duration::ZERO);
-                    if h.penalised_at
-                        .is_none_or(|t| now.saturating_since(t) >= srtt)
-                    {
-                        h.tcp.penalise();
-                        h.penalised_at = Some(now);
-                    }
-                }
-            }
+            self.penalise_holder(now, head);
             let len = self.mss().min(self.buffer.end() - head);
             return self.pipes[path].as_mut().map(|p| {
                 p.bound.insert(vseq, (head, len));
@@ -357,6 +356,7 @@ impl PtcpSender {
             Some((poff, len)) => {
                 if !probing {
                     self.holder.insert(poff, (path, vseq));
+                    self.bound_at.insert(poff, now);
                 }
                 pipe.bound.insert(vseq, (poff, len));
                 if let Some(t) = self.tokens.as_mut() {
@@ -366,23 +366,6 @@ impl PtcpSender {
             }
             None => pipe.bound.get(&vseq).copied(),
         }
-    }
-
-    /// The head of line, when the receive buffer is full behind it and
-    /// another pipe holds it, not yet copied: what `path` may carry a copy
-    /// of.
-    fn blocking_head(&self, path: usize) -> Option<u64> {
-        let blocked =
-            self.next_new >= self.pack + self.window || self.next_new >= self.buffer.end();
-        let head = self.pack;
-        let held_elsewhere = self.holder.get(&head).is_some_and(|&(k, _)| k != path);
-        (blocked
-            && self.pending.is_empty()
-            && held_elsewhere
-            && !self.delivered.contains(&head)
-            && !self.reinjected.contains(&head)
-            && head < self.buffer.end())
-        .then_some(head)
     }
 
     /// True when a pipe other than `path` is open, not retiring and not
@@ -399,53 +382,79 @@ impl PtcpSender {
     /// a pipe with nothing to bind stays frozen at its sent end.
     fn pump(&mut self, now: Instant) {
         self.want_pump = false;
-        let n = self.pipes.len();
-        let (order, count) = self.send_order();
-        for &path in &order[..count] {
-            if self.ecf_holds_back(path, order[0]) {
+        if self.config.mptcp.is_none() {
+            self.pump_fewest_first(now);
+        } else {
+            let (order, count) = self.min_rtt_order();
+            for &path in &order[..count] {
+                if self.ecf_holds_back(path, order[0]) {
+                    self.drain(now, path);
+                    continue;
+                }
+                while self.offer(now, path, u64::MAX) {}
                 self.drain(now, path);
-                continue;
             }
-            // Grant what there is to bind (a segment at a time under the
-            // policy, whose tokens each segment spends) while the pipe's
-            // window takes it.
-            while let Some(p) = self.pipes[path].as_ref() {
-                let grant = if p.closing { 0 } else { self.bindable(path) };
-                let before = p.tcp.max_seq();
-                if grant == 0 {
-                    break;
-                }
-                if let Some(p) = self.pipes[path].as_mut() {
-                    p.tcp.set_virtual_end(now, before + grant);
-                }
-                self.drain(now, path);
-                let Some(p) = self.pipes[path].as_mut() else {
-                    break;
-                };
-                let sent = p.tcp.max_seq();
-                p.tcp.set_virtual_end(now, sent);
-                if sent == before {
-                    break;
-                }
-            }
-            self.drain(now, path);
         }
-        self.turn = (self.turn + 1) % n;
         self.retire_closed();
         self.report_closed();
     }
 
-    /// The order pipes are offered data in: pTCP's round robin, or
-    /// MPTCP's lowest smoothed RTT first.
-    fn send_order(&self) -> ([usize; MAX_PIPES], usize) {
-        let n = self.pipes.len();
-        let mut order = [0; MAX_PIPES];
-        if self.config.mptcp.is_none() {
-            for (k, slot) in order.iter_mut().enumerate().take(n) {
-                *slot = (self.turn + k) % n;
+    /// pTCP's pipes are offered data one segment at a time, the pipe with
+    /// the fewest bytes outstanding first (beyond the paper, as R²CP's
+    /// pipes ask at the receiver): where the receive buffer is short, each
+    /// pipe holds an equal part of it, so a pipe whose window covers the
+    /// whole buffer (the old pipe of a soft handoff) does not keep a new
+    /// one out, nor hold the buffer in a standing queue on its path.
+    fn pump_fewest_first(&mut self, now: Instant) {
+        let mut done = [false; MAX_PIPES];
+        loop {
+            let next = (0..self.pipes.len())
+                .filter(|&k| !done[k])
+                .filter_map(|k| Some((self.pipes[k].as_ref()?.tcp.outstanding(), k)))
+                .min();
+            let Some((_, path)) = next else {
+                break;
+            };
+            if !self.offer(now, path, self.mss()) {
+                self.drain(now, path);
+                done[path] = true;
             }
-            return (order, n);
         }
+    }
+
+    /// Grants pipe `path` up to `most` bytes of what there is to bind (a
+    /// segment at a time under the policy, whose tokens each segment
+    /// spends), and sends what its window takes: true if it sent anything
+    /// new.
+    fn offer(&mut self, now: Instant, path: usize, most: u64) -> bool {
+        let Some(p) = self.pipes[path].as_ref() else {
+            return false;
+        };
+        let grant = if p.closing {
+            0
+        } else {
+            self.bindable(now, path).min(most)
+        };
+        let before = p.tcp.max_seq();
+        if grant == 0 {
+            return false;
+        }
+        if let Some(p) = self.pipes[path].as_mut() {
+            p.tcp.set_virtual_end(now, before + grant);
+        }
+        self.drain(now, path);
+        let Some(p) = self.pipes[path].as_mut() else {
+            return false;
+        };
+        let sent = p.tcp.max_seq();
+        p.tcp.set_virtual_end(now, sent);
+        sent > before
+    }
+
+    /// MPTCP's order: lowest smoothed RTT first, among the subflows that
+    /// are neither retiring nor silent.
+    fn min_rtt_order(&self) -> ([usize; MAX_PIPES], usize) {
+        let mut order = [0; MAX_PIPES];
         let mut rtts = [(0, None); MAX_PIPES];
         let mut count = 0;
         for (path, p) in self.pipes.iter().enumerate() {
@@ -540,9 +549,19 @@ impl PtcpSender {
                 self.scratch = head;
                 return;
             };
+            let before = self.pipes[path]
+                .as_ref()
+                .and_then(|p| p.bound.get(&seg.offset).copied());
             let (poff, plen) = self
                 .bind(now, path, seg.offset, seg.len)
                 .unwrap_or((self.pack, 0));
+            if before.is_some_and(|(b, blen)| blen > 0 && (b != poff || plen == 0)) {
+                // Sent again without the data it carried before: its
+                // acknowledgment no longer says which arrived.
+                if let Some(p) = self.pipes[path].as_mut() {
+                    p.rebound.insert(seg.offset);
+                }
+            }
             let mut flags = PtcpFlags::DATA;
             if self.buffer.is_closed() && plen > 0 && poff + plen == self.buffer.end() {
                 flags = flags | PtcpFlags::FIN;
