@@ -193,18 +193,28 @@ pub trait Endpoint {
     fn poll_app_event(&mut self) -> Option<AppEvent>;
 
     /// Queues application bytes for sending; returns how many were taken
-    /// (fewer than offered when the send buffer is full; 0 for an endpoint
-    /// that does not send).
-    fn write(&mut self, data: &[u8]) -> usize;
+    /// (fewer than offered when the send buffer is full). An endpoint that
+    /// does not send (the receiving side) takes none, the default.
+    fn write(&mut self, data: &[u8]) -> usize {
+        let _ = data;
+        0
+    }
 
-    /// Bytes [`Endpoint::write`] would take now.
-    fn send_capacity(&self) -> usize;
+    /// Bytes [`Endpoint::write`] would take now (none by default).
+    fn send_capacity(&self) -> usize {
+        0
+    }
 
-    /// No more bytes will be written.
-    fn close(&mut self);
+    /// No more bytes will be written (nothing to do by default).
+    fn close(&mut self) {}
 
-    /// Reads in-order received bytes into `buf`; returns how many.
-    fn read(&mut self, buf: &mut [u8]) -> usize;
+    /// Reads in-order received bytes into `buf`; returns how many. An
+    /// endpoint that does not receive (the sending side) has none, the
+    /// default.
+    fn read(&mut self, buf: &mut [u8]) -> usize {
+        let _ = buf;
+        0
+    }
 
     /// Counters for measurement.
     fn stats(&self) -> EndpointStats;

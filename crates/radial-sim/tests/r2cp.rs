@@ -290,7 +290,7 @@ fn hard_handoff_gap_is_the_new_pipe_setup() {
     // handshake: its PROBE (SEG.DEQ, which the receiver can name in the
     // sender's sequence space only after the SYN+ACK) and its first
     // requests leave together, and the sender serves them once its
-    // application has sought to SEG.DEQ. The bound: one new-path RTT
+    // application has sought to SEG.DEQ. The bound: one new-path RTT
     // plus the handshake (plus the first segment's transmission).
     let mut c = handoff_case();
     c.open2 = 30_000;

@@ -13,7 +13,7 @@ use std::time::Instant as WallClock;
 use radial_core::Duration;
 use radial_sim::{Scenario, Simulator};
 
-use crate::cli::CliError;
+use crate::error::CliError;
 
 /// The S2 dumbbell, embedded so `radial bench` runs anywhere.
 pub(crate) const S2: &str = include_str!("../../../scenarios/validation/s2-dumbbell.toml");

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Instant as WallClock;
 
 use crate::bench::{child, median, Sample, S2};
-use crate::cli::CliError;
+use crate::error::CliError;
 
 /// Flow counts and simulated seconds of the curve, and whether ns-2 runs
 /// that size too (with 2,000 flows it took 450 s on a 2-core machine, 165×
@@ -58,10 +58,10 @@ pub fn scaling(repeat: u32, ns2_dir: Option<&Path>) -> Result<(), CliError> {
     );
     println!("|---|---|---|---|---|---|---|---|");
     let dir = std::env::temp_dir().join(format!("radial-scaling-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| crate::cli::io_err(&dir, e))?;
+    std::fs::create_dir_all(&dir).map_err(|e| crate::error::io_err(&dir, e))?;
     for (n, duration, with_ns2) in SIZES {
         let file = dir.join(format!("s2-{n}.toml"));
-        std::fs::write(&file, scaled(n, duration)).map_err(|e| crate::cli::io_err(&file, e))?;
+        std::fs::write(&file, scaled(n, duration)).map_err(|e| crate::error::io_err(&file, e))?;
         let args = vec!["--scenario".to_string(), file.display().to_string()];
         let mut ours: Vec<Sample> = Vec::new();
         let mut theirs = Vec::new();

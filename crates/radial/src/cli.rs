@@ -1,6 +1,6 @@
 //! Command-line parsing and dispatch. User errors exit with status 2.
 
-use std::fmt;
+use crate::error::CliError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -152,52 +152,6 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
-}
-
-/// An error to report to the user: input errors exit 2, failures 1.
-#[derive(Debug)]
-pub enum CliError {
-    /// Bad input (scenario, flags, paths): exit status 2.
-    Input(String),
-    /// The work failed (I/O while writing output, ...): exit status 1.
-    Failed(String),
-}
-
-impl fmt::Display for CliError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CliError::Input(m) | CliError::Failed(m) => f.write_str(m),
-        }
-    }
-}
-
-impl From<radial_sim::ScenarioError> for CliError {
-    fn from(e: radial_sim::ScenarioError) -> Self {
-        CliError::Input(e.to_string())
-    }
-}
-
-/// Wraps an I/O error with the path it concerns.
-pub fn io_err(path: &std::path::Path, e: std::io::Error) -> CliError {
-    CliError::Failed(format!("{}: {e}", path.display()))
-}
-
-/// Parses `NAME=VALUE` pairs.
-pub fn parse_sets(sets: &[String]) -> Result<Vec<(String, String)>, CliError> {
-    sets.iter()
-        .map(|s| {
-            s.split_once('=')
-                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-                .ok_or_else(|| CliError::Input(format!("--set `{s}`: expected NAME=VALUE")))
-        })
-        .collect()
-}
-
-/// Number of worker threads.
-pub fn jobs(requested: Option<usize>) -> usize {
-    requested
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1)
 }
 
 pub fn main() -> ExitCode {

@@ -14,7 +14,8 @@ use std::path::Path;
 use radial_sim::metrics::PipePoint;
 use radial_sim::Scenario;
 
-use crate::cli::{io_err, jobs, CliError};
+use crate::error::{io_err, CliError};
+use crate::options::jobs;
 use crate::plot::{line_plot_with, protocol_color, Decor, Figure, Series, Style};
 use crate::run::write;
 use crate::sweep::{results_csv, run_sweep};

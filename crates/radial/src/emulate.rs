@@ -16,7 +16,7 @@ use radial_sim::spec::LossSpec;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::cli::CliError;
+use crate::error::CliError;
 
 /// An emulation file.
 #[derive(Debug, Deserialize)]

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use radial_sim::Scenario;
 
-use crate::cli::{io_err, CliError};
+use crate::error::{io_err, CliError};
 use crate::plot::{line_plot, Figure, Series};
 use crate::stress::{write_checks, Check};
 use crate::sweep::{run_sweep, RunResult};

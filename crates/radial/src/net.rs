@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use radial_net::client::{default_out, hex};
 use radial_net::{GetConfig, GetError, PathConfig, Server, ServerOptions, Trust};
 
-use crate::cli::CliError;
+use crate::error::CliError;
 
 /// The flags of `radial serve`.
 #[derive(clap::Args, Clone, Debug)]

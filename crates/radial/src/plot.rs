@@ -7,7 +7,7 @@ use std::sync::Once;
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
 
-use crate::cli::CliError;
+use crate::error::CliError;
 
 static FONT: Once = Once::new();
 

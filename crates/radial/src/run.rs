@@ -7,7 +7,8 @@ use radial_sim::metrics::{pipes_csv, series_csv};
 use radial_sim::sim::CaptureError;
 use radial_sim::{Scenario, Simulator};
 
-use crate::cli::{io_err, parse_sets, CliError};
+use crate::error::{io_err, CliError};
+use crate::options::parse_sets;
 
 pub fn run(
     scenario: &Path,

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{io_err, CliError};
+use crate::error::{io_err, CliError};
 use crate::run::write;
 use crate::sweep::{render, Row};
 

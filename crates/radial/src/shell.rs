@@ -12,8 +12,8 @@ use radial_net::shell::{self, measure, Shell};
 use radial_net::EmuCommand;
 use rustix::process::{kill_process, kill_process_group, Pid, Signal};
 
-use crate::cli::CliError;
 use crate::emulate::{load, Emulation};
+use crate::error::CliError;
 
 /// `radial shell`'s flags.
 #[derive(Debug, clap::Args)]

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use radial_sim::Scenario;
 
-use crate::cli::CliError;
+use crate::error::CliError;
 use crate::sweep::{run_sweep, RunResult};
 
 /// One stress class: its scenario, embedded, and its path in the repository.
@@ -359,9 +359,9 @@ pub fn run(out: &Path, jobs: usize) -> Result<bool, CliError> {
         );
         all &= checks.iter().all(|c| c.holds);
     }
-    std::fs::create_dir_all(out).map_err(|e| crate::cli::io_err(out, e))?;
+    std::fs::create_dir_all(out).map_err(|e| crate::error::io_err(out, e))?;
     let page = out.join("stress.md");
-    std::fs::write(&page, &md).map_err(|e| crate::cli::io_err(&page, e))?;
+    std::fs::write(&page, &md).map_err(|e| crate::error::io_err(&page, e))?;
     print!("{md}");
     Ok(all)
 }

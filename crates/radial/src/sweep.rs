@@ -10,7 +10,8 @@ use radial_sim::Scenario;
 
 pub use radial_sim::batch::{render, results_csv, rows, run_tasks, tasks, Row, RunResult};
 
-use crate::cli::{io_err, jobs, CliError};
+use crate::error::{io_err, CliError};
+use crate::options::jobs;
 use crate::run::write;
 use crate::shard::{Shard, ShardFile};
 

@@ -373,16 +373,6 @@ impl Endpoint for PtcpReceiver {
         self.events.pop_front()
     }
 
-    fn write(&mut self, _data: &[u8]) -> usize {
-        0
-    }
-
-    fn send_capacity(&self) -> usize {
-        0
-    }
-
-    fn close(&mut self) {}
-
     fn read(&mut self, buf: &mut [u8]) -> usize {
         self.buffer.read(buf)
     }

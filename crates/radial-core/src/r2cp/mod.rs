@@ -686,16 +686,6 @@ impl Endpoint for R2cpReceiver {
         self.events.pop_front()
     }
 
-    fn write(&mut self, _data: &[u8]) -> usize {
-        0
-    }
-
-    fn send_capacity(&self) -> usize {
-        0
-    }
-
-    fn close(&mut self) {}
-
     fn read(&mut self, buf: &mut [u8]) -> usize {
         let n = self.buffer.read(buf);
         self.read_since_poll |= n > 0;

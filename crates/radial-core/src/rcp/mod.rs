@@ -19,16 +19,20 @@
 //!   re-requests what is missing without clearing the receive buffer.
 
 mod receiver;
+mod recovery;
 mod requests;
 mod sender;
 
 pub use receiver::RcpReceiver;
+pub(crate) use recovery::Recovery;
 pub use requests::RequestBoard;
+pub(crate) use requests::{count_later_arrival, Hole};
 pub use sender::{RcpSender, Segment, Source, StoredStream};
 
 use crate::cc::{Algorithm, CcConfig};
 use crate::rtt::RttConfig;
 use crate::seq::SeqNum;
+use crate::tcp::{TcpConfig, TcpVariant};
 
 /// Which RCP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,22 +130,20 @@ impl RcpConfig {
     /// The TCP baseline's ns-2 defaults (1000-byte segments, 256-segment
     /// window, initial window 2, 10 ms tick, 200 ms minimum RTO).
     pub fn ns2(variant: RcpVariant) -> Self {
-        let mss = 1000;
-        let window = 256;
+        let tcp = TcpConfig::ns2(TcpVariant::NewReno);
         RcpConfig {
             variant,
-            mss,
-            window,
+            mss: tcp.mss,
+            window: tcp.window,
             cc: CcConfig {
-                initial_ssthresh: window * mss,
                 algorithm: variant.algorithm(),
-                ..CcConfig::ns2(mss)
+                ..tcp.cc
             },
-            rtt: RttConfig::default(),
-            dupthresh: 3,
+            rtt: tcp.rtt,
+            dupthresh: tcp.dupthresh,
             opener: Opener::Receiver,
-            send_buffer: 2 * (window * mss) as usize,
-            unsent_limit: 2 * (window * mss) as usize,
+            send_buffer: tcp.send_buffer,
+            unsent_limit: tcp.send_buffer,
             power_save: false,
             conn_id: 0,
             isn: SeqNum(0),

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use super::requests::RequestBoard;
 use super::sender::State;
-use super::{Opener, RcpConfig};
+use super::{Opener, RcpConfig, Recovery};
 use crate::cc::{Controller, LossCause};
 use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
 use crate::rtt::RttEstimator;
@@ -40,12 +40,9 @@ pub struct RcpReceiver {
     avail: Option<u64>,
     /// End of the stream, once the sender marked it.
     fin_at: Option<u64>,
-    /// Loss recovery lasts until in-order delivery reaches this point; no
-    /// second window cut for losses detected before then.
-    recover: Option<u64>,
-    /// The recovery was entered by a timeout (the window slow-starts) rather
-    /// than by detected holes (no growth, as in TCP's fast recovery).
-    after_timeout: bool,
+    /// Loss recovery lasts until in-order delivery reaches the request edge
+    /// it began at; no second window cut for losses detected before then.
+    recovery: Recovery,
     /// Pull the first lost segment of a new recovery at once, whatever the
     /// window (TCP's fast retransmit).
     fast_retransmit: bool,
@@ -85,8 +82,7 @@ impl RcpReceiver {
             req_edge: 0,
             avail: None,
             fin_at: None,
-            recover: None,
-            after_timeout: false,
+            recovery: Recovery::default(),
             fast_retransmit: false,
             timed: None,
             rto_deadline: None,
@@ -266,11 +262,10 @@ impl RcpReceiver {
             if wireless {
                 // The cause is known: re-request without cutting the window.
                 self.cc.on_loss(now, LossCause::Wireless, 0);
-            } else if self.recover.is_none() {
+            } else if !self.recovery.active() {
                 let in_use = self.cc.window().cwnd.min(self.config.rwnd_bytes());
                 self.cc.on_loss(now, LossCause::Congestion, in_use);
-                self.recover = Some(self.req_edge);
-                self.after_timeout = false;
+                self.recovery.on_holes(self.req_edge);
                 self.fast_retransmit = true;
                 self.timed = None;
                 self.stats.fast_recoveries += 1;
@@ -303,13 +298,12 @@ impl RcpReceiver {
             // do in TCP: once per arrival that advances in-order delivery,
             // not during the recovery of detected holes.
             let advanced = self.buffer.next() - next;
-            if advanced > 0 && (self.recover.is_none() || self.after_timeout) {
+            if advanced > 0 && self.recovery.window_grows() {
                 self.cc.on_ack(now, advanced);
             }
             self.on_losses(now, &lost);
-            if self.recover.is_some_and(|r| self.buffer.next() >= r) {
-                self.recover = None;
-            }
+            let next = self.buffer.next();
+            self.recovery.end_when(|r| next >= r);
         }
         if let Some(fin) = self.fin_at {
             if self.buffer.next() >= fin && !self.delivered_all {
@@ -377,8 +371,7 @@ impl RcpReceiver {
         self.rtt.back_off();
         self.timed = None;
         self.board.mark_all_lost();
-        self.recover = Some(self.req_edge);
-        self.after_timeout = true;
+        self.recovery.on_timeout(self.req_edge);
         self.rto_deadline = None;
         self.send_requests(now);
         if self.rto_deadline.is_none() && !self.board.is_empty() {
@@ -526,15 +519,16 @@ impl Endpoint for RcpReceiver {
     }
 
     fn handle_timeout(&mut self, now: Instant) {
-        if self.handshake_deadline.is_some_and(|d| d <= now) {
-            self.stats.timeouts += 1;
-            self.rtt.back_off();
-            self.handshake_deadline = Some(now + self.rtt.rto());
-            match self.state {
-                State::SynSent => self.out.push_back(Out::Syn),
-                State::SynReceived => self.out.push_back(Out::SynAck),
-                _ => self.handshake_deadline = None,
-            }
+        let retry = self.state.retry_handshake(
+            now,
+            &mut self.handshake_deadline,
+            &mut self.rtt,
+            &mut self.stats.timeouts,
+        );
+        match retry {
+            Some(State::SynSent) => self.out.push_back(Out::Syn),
+            Some(_) => self.out.push_back(Out::SynAck),
+            None => {}
         }
         if self.rto_deadline.is_some_and(|d| d <= now) {
             self.rto_deadline = None;
@@ -563,16 +557,6 @@ impl Endpoint for RcpReceiver {
     fn poll_app_event(&mut self) -> Option<AppEvent> {
         self.events.pop_front()
     }
-
-    fn write(&mut self, _data: &[u8]) -> usize {
-        0
-    }
-
-    fn send_capacity(&self) -> usize {
-        0
-    }
-
-    fn close(&mut self) {}
 
     fn tolerates_sleep(&self) -> bool {
         self.config.power_save

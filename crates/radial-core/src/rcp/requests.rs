@@ -33,11 +33,50 @@ pub struct Request {
     pub wireless: bool,
 }
 
-/// Outstanding requests, by start offset and by request number.
+/// One request still outstanding, for RCP's loss detection (§3.3.5): a
+/// hole counts the arrivals of data requested after it, and is deemed lost
+/// once it has seen `dupthresh` of them. The RCP receiver and R²CP's pipes
+/// keep their requests in maps ordered by when they were sent, and count
+/// with [`count_later_arrival`].
+pub(crate) trait Hole {
+    /// The hole's count of later arrivals, or `None` if it no longer counts
+    /// (deemed lost already).
+    fn later_arrivals(&mut self) -> Option<&mut u32>;
+}
+
+/// The request `answered` (a key in send order) was answered: every
+/// request sent before it that still counts sees one more later arrival.
+/// Returns those that reached `dupthresh`, in the order they were sent (the
+/// caller deems them lost).
+pub(crate) fn count_later_arrival<K: Ord + Copy, V: Hole>(
+    outstanding: &mut BTreeMap<K, V>,
+    answered: K,
+    dupthresh: u32,
+) -> Vec<K> {
+    let mut lost = Vec::new();
+    for (&k, hole) in outstanding.range_mut(..answered) {
+        if let Some(n) = hole.later_arrivals() {
+            *n += 1;
+            if *n >= dupthresh {
+                lost.push(k);
+            }
+        }
+    }
+    lost
+}
+
+impl Hole for Request {
+    fn later_arrivals(&mut self) -> Option<&mut u32> {
+        (!self.lost).then_some(&mut self.dups)
+    }
+}
+
+/// Outstanding requests, by request number (the order they were sent), with
+/// an index by start offset.
 #[derive(Clone, Debug, Default)]
 pub struct RequestBoard {
-    by_start: BTreeMap<u64, Request>,
-    by_req: BTreeMap<u64, u64>,
+    by_req: BTreeMap<u64, Request>,
+    by_start: BTreeMap<u64, u64>,
     lost: BTreeSet<u64>,
     next_req_no: u64,
     in_flight: u64,
@@ -56,12 +95,17 @@ impl RequestBoard {
 
     /// True when nothing is outstanding.
     pub fn is_empty(&self) -> bool {
-        self.by_start.is_empty()
+        self.by_req.is_empty()
     }
 
     /// The outstanding request starting at `start`.
     pub fn get(&self, start: u64) -> Option<&Request> {
-        self.by_start.get(&start)
+        self.by_start.get(&start).and_then(|n| self.by_req.get(n))
+    }
+
+    fn get_mut(&mut self, start: u64) -> Option<&mut Request> {
+        let n = self.by_start.get(&start)?;
+        self.by_req.get_mut(n)
     }
 
     /// Number of the most recent request issued.
@@ -73,8 +117,8 @@ impl RequestBoard {
     pub fn request(&mut self, start: u64, end: u64, now: Instant) -> u64 {
         self.next_req_no += 1;
         let n = self.next_req_no;
-        self.by_start.insert(
-            start,
+        self.by_req.insert(
+            n,
             Request {
                 start,
                 end,
@@ -86,24 +130,24 @@ impl RequestBoard {
                 wireless: false,
             },
         );
-        self.by_req.insert(n, start);
+        self.by_start.insert(start, n);
         self.in_flight += end - start;
         n
     }
 
     /// The lowest lost segment waiting to be pulled.
     pub fn next_lost(&self) -> Option<&Request> {
-        self.lost.first().and_then(|s| self.by_start.get(s))
+        self.lost.first().and_then(|&s| self.get(s))
     }
 
     /// Requests the lost segment at `start` again; returns its new number.
     pub fn pull(&mut self, start: u64, now: Instant) -> Option<u64> {
-        let r = self.by_start.get_mut(&start)?;
-        if !r.lost {
+        if !self.get(start)?.lost {
             return None;
         }
+        let old = self.by_start[&start];
+        let mut r = self.by_req.remove(&old).expect("indexed");
         self.lost.remove(&start);
-        self.by_req.remove(&r.req_no);
         self.next_req_no += 1;
         r.req_no = self.next_req_no;
         r.sent_at = now;
@@ -112,17 +156,19 @@ impl RequestBoard {
         r.wireless = false;
         r.pulls += 1;
         self.in_flight += r.end - r.start;
-        self.by_req.insert(r.req_no, start);
-        Some(r.req_no)
+        self.by_start.insert(start, r.req_no);
+        self.by_req.insert(r.req_no, r);
+        Some(self.next_req_no)
     }
 
     /// Marks the segment at `start` lost (if outstanding and not already).
     /// Returns true if it changed.
     pub fn mark_lost(&mut self, start: u64) -> bool {
-        match self.by_start.get_mut(&start) {
+        match self.get_mut(start) {
             Some(r) if !r.lost => {
                 r.lost = true;
-                self.in_flight -= r.end - r.start;
+                let len = r.end - r.start;
+                self.in_flight -= len;
                 self.lost.insert(start);
                 true
             }
@@ -132,7 +178,7 @@ impl RequestBoard {
 
     /// Notes that the host's wireless link lost the data at `start`.
     pub fn mark_wireless(&mut self, start: u64) -> bool {
-        match self.by_start.get_mut(&start) {
+        match self.get_mut(start) {
             Some(r) => {
                 r.wireless = true;
                 true
@@ -146,26 +192,26 @@ impl RequestBoard {
     pub fn withdraw_from(&mut self, limit: u64) {
         let cut: Vec<u64> = self
             .by_start
-            .range(..)
-            .filter(|(_, r)| r.end > limit)
-            .map(|(&s, _)| s)
+            .values()
+            .filter(|n| self.by_req[n].end > limit)
+            .copied()
             .collect();
-        for s in cut {
-            let r = self.by_start.remove(&s).expect("listed");
+        for n in cut {
+            let r = self.by_req.remove(&n).expect("listed");
             if !r.lost {
                 self.in_flight -= r.end - r.start;
             }
-            self.lost.remove(&s);
-            self.by_req.remove(&r.req_no);
+            self.lost.remove(&r.start);
+            self.by_start.remove(&r.start);
             if r.start < limit {
                 let kept = Request { end: limit, ..r };
                 if !kept.lost {
                     self.in_flight += kept.end - kept.start;
                 } else {
-                    self.lost.insert(s);
+                    self.lost.insert(kept.start);
                 }
-                self.by_req.insert(kept.req_no, s);
-                self.by_start.insert(s, kept);
+                self.by_start.insert(kept.start, n);
+                self.by_req.insert(n, kept);
             }
         }
     }
@@ -182,7 +228,7 @@ impl RequestBoard {
     /// was outstanding) and the segments this arrival shows lost: those
     /// requested before it that have now seen `dupthresh` later arrivals.
     pub fn arrive(&mut self, start: u64, end: u64, dupthresh: u32) -> (Option<Request>, Vec<u64>) {
-        let Some(r) = self.by_start.get(&start).copied() else {
+        let Some(r) = self.get(start).copied() else {
             return (None, Vec::new());
         };
         if r.end != end {
@@ -195,20 +241,10 @@ impl RequestBoard {
         } else {
             self.in_flight -= r.end - r.start;
         }
-        let mut newly_lost = Vec::new();
-        let earlier: Vec<u64> = self.by_req.range(..r.req_no).map(|(_, &s)| s).collect();
-        for s in earlier {
-            let Some(h) = self.by_start.get_mut(&s) else {
-                continue;
-            };
-            if h.lost {
-                continue;
-            }
-            h.dups += 1;
-            if h.dups >= dupthresh {
-                newly_lost.push(s);
-            }
-        }
+        let newly_lost: Vec<u64> = count_later_arrival(&mut self.by_req, r.req_no, dupthresh)
+            .into_iter()
+            .map(|n| self.by_req[&n].start)
+            .collect();
         for &s in &newly_lost {
             self.mark_lost(s);
         }

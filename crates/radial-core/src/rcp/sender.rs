@@ -98,6 +98,35 @@ pub(crate) enum State {
     Closed,
 }
 
+impl State {
+    /// The handshake timer expired at `now` (either side): the timer backs
+    /// off and is armed again, one more timeout is counted, and the answer
+    /// is the handshake message to send again (`SynSent`: the SYN;
+    /// `SynReceived`: the SYN+ACK), or `None`, the timer stopped, once
+    /// there is none to repeat.
+    pub(crate) fn retry_handshake(
+        self,
+        now: Instant,
+        deadline: &mut Option<Instant>,
+        rtt: &mut RttEstimator,
+        timeouts: &mut u64,
+    ) -> Option<State> {
+        if !deadline.is_some_and(|d| d <= now) {
+            return None;
+        }
+        *timeouts += 1;
+        rtt.back_off();
+        *deadline = Some(now + rtt.rto());
+        match self {
+            State::SynSent | State::SynReceived => Some(self),
+            _ => {
+                *deadline = None;
+                None
+            }
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 enum Out {
     Syn,
@@ -426,15 +455,16 @@ impl<S: Source> RcpSender<S> {
 
     /// `now` reached [`RcpSender::next_timeout`].
     pub fn on_timeout(&mut self, now: Instant) {
-        if self.handshake_deadline.is_some_and(|d| d <= now) {
-            self.stats.timeouts += 1;
-            self.rtt.back_off();
-            self.handshake_deadline = Some(now + self.rtt.rto());
-            match self.state {
-                State::SynSent => self.out.push_back(Out::Syn),
-                State::SynReceived => self.out.push_back(Out::SynAck),
-                _ => self.handshake_deadline = None,
-            }
+        let retry = self.state.retry_handshake(
+            now,
+            &mut self.handshake_deadline,
+            &mut self.rtt,
+            &mut self.stats.timeouts,
+        );
+        match retry {
+            Some(State::SynSent) => self.out.push_back(Out::Syn),
+            Some(_) => self.out.push_back(Out::SynAck),
+            None => {}
         }
     }
 
@@ -495,10 +525,6 @@ impl Endpoint for RcpSender {
         self.buffer.close();
         // What waits is past the data: it goes out as far as there is any.
         self.serve_waiting();
-    }
-
-    fn read(&mut self, _buf: &mut [u8]) -> usize {
-        0
     }
 
     fn stats(&self) -> EndpointStats {

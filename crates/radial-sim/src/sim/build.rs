@@ -54,26 +54,13 @@ impl Simulator {
             let salt = Rng::stream(seed, &format!("flow:{i}:pattern")).next_u64();
             let (tx_ep, rx_ep, source, sink): (Option<BoxedEndpoint>, Option<BoxedEndpoint>, _, _) =
                 match &f.protocol {
-                    FlowProtocol::Tcp(config) => {
-                        let mut config = *config;
-                        config.conn_id = i + 1;
-                        config.rtt.tick_offset =
-                            tick_offset(seed, &format!("flow:{i}:clock"), config.rtt.tick);
+                    FlowProtocol::Tcp(_) | FlowProtocol::Rcp(_) => {
+                        let (tx, rx) = single_path(&f.protocol, i + 1, |tick| {
+                            tick_offset(seed, &format!("flow:{i}:clock"), tick)
+                        });
                         (
-                            Some(Box::new(TcpSender::new(config, PathId(0)))),
-                            Some(Box::new(TcpReceiver::new(config, PathId(0)))),
-                            Some(app_source(f.traffic, salt)),
-                            Some(Sink::new(salt)),
-                        )
-                    }
-                    FlowProtocol::Rcp(config) => {
-                        let mut config = *config;
-                        config.conn_id = i + 1;
-                        config.rtt.tick_offset =
-                            tick_offset(seed, &format!("flow:{i}:clock"), config.rtt.tick);
-                        (
-                            Some(Box::new(RcpSender::new(config, PathId(0)))),
-                            Some(Box::new(RcpReceiver::new(config, PathId(0)))),
+                            Some(tx),
+                            Some(rx),
                             Some(app_source(f.traffic, salt)),
                             Some(Sink::new(salt)),
                         )
@@ -364,5 +351,33 @@ pub(super) fn app_source(traffic: Traffic, salt: u64) -> Source {
         Traffic::Bulk => Source::new(salt, None),
         Traffic::File(n) => Source::new(salt, Some(n)),
         Traffic::OnOff(_) => Source::open_ended(salt),
+    }
+}
+
+/// A TCP or RCP flow's sender and receiver, with connection id `conn_id`
+/// and the timer ticks offset as `clock` says for a tick of that length.
+fn single_path(
+    protocol: &FlowProtocol,
+    conn_id: u32,
+    clock: impl Fn(Duration) -> Duration,
+) -> (BoxedEndpoint, BoxedEndpoint) {
+    match protocol {
+        FlowProtocol::Tcp(config) => {
+            let mut c = *config;
+            (c.conn_id, c.rtt.tick_offset) = (conn_id, clock(c.rtt.tick));
+            (
+                Box::new(TcpSender::new(c, PathId(0))),
+                Box::new(TcpReceiver::new(c, PathId(0))),
+            )
+        }
+        FlowProtocol::Rcp(config) => {
+            let mut c = *config;
+            (c.conn_id, c.rtt.tick_offset) = (conn_id, clock(c.rtt.tick));
+            (
+                Box::new(RcpSender::new(c, PathId(0))),
+                Box::new(RcpReceiver::new(c, PathId(0))),
+            )
+        }
+        _ => panic!("single_path: not a single-path protocol"),
     }
 }

@@ -11,7 +11,8 @@ use std::path::Path;
 
 use radial_sim::Scenario;
 
-use crate::cli::{io_err, jobs, CliError};
+use crate::error::{io_err, CliError};
+use crate::options::jobs;
 use crate::plot::{line_plot, Figure, Series};
 use crate::run::write;
 use crate::sweep::{run_sweep, RunResult};

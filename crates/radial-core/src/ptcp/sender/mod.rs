@@ -759,10 +759,6 @@ impl Endpoint for PtcpSender {
         self.want_pump = true;
     }
 
-    fn read(&mut self, _buf: &mut [u8]) -> usize {
-        0
-    }
-
     fn stats(&self) -> EndpointStats {
         let mut s = self.stats;
         for p in self.pipes.iter().flatten() {

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, VecDeque};
 use crate::cc::coupled::LossIntervals;
 use crate::cc::{Controller, LossCause};
 use crate::endpoint::PathId;
-use crate::rcp::RcpConfig;
+use crate::rcp::{count_later_arrival, Hole, RcpConfig, Recovery};
 use crate::rtt::RttEstimator;
 use crate::seq::SeqNum;
 use crate::time::{Duration, Instant};
@@ -41,6 +41,12 @@ struct LocalRequest {
     sent_at: Instant,
     /// Arrivals of later requests of this pipe since.
     later: u32,
+}
+
+impl Hole for LocalRequest {
+    fn later_arrivals(&mut self) -> Option<&mut u32> {
+        Some(&mut self.later)
+    }
 }
 
 /// What the pipe reports to the engine after an input.
@@ -78,10 +84,10 @@ pub struct Pipe {
     given_up: BTreeMap<u64, Instant>,
     in_flight: u64,
     next_local: u64,
-    /// Loss recovery lasts until no request from before this local number
-    /// is outstanding; no second window cut for losses among them.
-    recover: Option<u64>,
-    after_timeout: bool,
+    /// Loss recovery lasts until no request from before the local number
+    /// it began at is outstanding; no second window cut for losses among
+    /// them.
+    recovery: Recovery,
     /// The retransmission timer expired and nothing has arrived since: the
     /// path may be blacked out (pTCP §4.1 (3)).
     blackout: bool,
@@ -156,8 +162,7 @@ impl Pipe {
             given_up: BTreeMap::new(),
             in_flight: 0,
             next_local: 0,
-            recover: None,
-            after_timeout: false,
+            recovery: Recovery::default(),
             blackout: false,
             outage_cwnd: None,
             expiries: 0,
@@ -446,35 +451,24 @@ impl Pipe {
         // NewReno's `recover` (RFC 6582 §3.2) and the RCP receiver's, which
         // waits for in-order delivery to pass the same point. A re-request
         // answered early does not end it.
-        if self
-            .recover
-            .is_some_and(|rec| self.outstanding.range(..rec).next().is_none())
-        {
-            self.recover = None;
-        }
+        let outstanding = &self.outstanding;
+        self.recovery
+            .end_when(|rec| outstanding.range(..rec).next().is_none());
         // §3.3.3: growth per arrival that advances the pipe in order.
         let in_order = self.outstanding.range(..local).next().is_none();
-        if in_order && (self.recover.is_none() || self.after_timeout) {
+        if in_order && self.recovery.window_grows() {
             self.cc.on_ack(now, len);
         }
         // §3.3.5 per pipe: every earlier hole counts this arrival.
-        let mut lost = Vec::new();
-        for (&l, req) in self.outstanding.range_mut(..local) {
-            req.later += 1;
-            if req.later >= self.config.dupthresh {
-                lost.push(l);
-            }
-        }
-        for l in lost {
+        for l in count_later_arrival(&mut self.outstanding, local, self.config.dupthresh) {
             let req = self.outstanding.remove(&l).expect("listed above");
             self.give_up(l, req.sent_at);
             self.in_flight -= req.end - req.start;
             report.lost.push(req.start);
-            if self.recover.is_none() {
+            if !self.recovery.active() {
                 let in_use = self.cwnd().min(self.config.rwnd_bytes());
                 self.cc.on_loss(now, LossCause::Congestion, in_use);
-                self.recover = Some(self.next_local);
-                self.after_timeout = false;
+                self.recovery.on_holes(self.next_local);
                 self.fast_retransmit = true;
                 self.recoveries += 1;
                 self.intervals.on_loss();
@@ -574,8 +568,7 @@ impl Pipe {
                 self.give_up(l, r.sent_at);
             }
             self.in_flight = 0;
-            self.recover = Some(self.next_local);
-            self.after_timeout = true;
+            self.recovery.on_timeout(self.next_local);
             self.blackout = true;
             self.fast_retransmit = true;
             // Re-armed by the next request, backed off.

@@ -68,7 +68,7 @@ impl Pipe {
         report.lost = self.outstanding.values().map(|r| r.start).collect();
         self.outstanding.clear();
         self.in_flight = 0;
-        self.recover = None;
+        self.recovery.clear();
         self.fast_retransmit = false;
         self.rto_deadline = None;
         self.handshake_deadline = None;

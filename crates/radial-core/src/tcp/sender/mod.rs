@@ -785,10 +785,6 @@ impl Endpoint for TcpSender {
         self.want_send = true;
     }
 
-    fn read(&mut self, _buf: &mut [u8]) -> usize {
-        0
-    }
-
     fn stats(&self) -> EndpointStats {
         EndpointStats {
             cwnd: self.cc.window().cwnd,
