@@ -15,4 +15,4 @@ pub mod spec;
 pub use sim::{RunOutput, Simulator};
 pub mod scenario;
 
-pub use scenario::{Scenario, ScenarioError};
+pub use scenario::{FigureText, Scenario, ScenarioError};

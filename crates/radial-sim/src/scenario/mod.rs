@@ -6,6 +6,7 @@
 //! value itself and `${name}` inside a longer string for its text, so
 //! `loss = "${loss}"` is a number and `delay = "${delay_ms}ms"` a time.
 
+mod figure;
 mod flows;
 mod mobility;
 mod params;
@@ -14,6 +15,7 @@ mod prism;
 mod repeat;
 mod schedule;
 mod schema;
+pub use figure::FigureText;
 pub use params::link_loss;
 pub use schema::{LossTable, LossValue};
 mod sweep;
@@ -109,6 +111,8 @@ pub struct Scenario {
     pub zip: Vec<Vec<String>>,
     /// Seeds to run.
     pub seeds: Vec<u64>,
+    /// The words of the figure it reproduces (`[figure]`), if any.
+    pub figure: Option<FigureText>,
 }
 
 impl Scenario {

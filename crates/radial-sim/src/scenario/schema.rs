@@ -31,6 +31,10 @@ pub struct File {
     #[serde(default)]
     #[allow(dead_code)]
     pub sweep: Option<toml::Value>,
+    /// Read by [`super::Scenario::parse`] (see [`super::FigureText`]).
+    #[serde(default)]
+    #[allow(dead_code)]
+    pub figure: Option<toml::Value>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -65,6 +65,7 @@ impl Scenario {
             .unwrap_or("")
             .to_string();
         at.check_zip(&zip, &params)?;
+        let figure = FigureText::read(file, text, &table)?;
         let mut sc = Scenario {
             file: file.to_string(),
             text: text.to_string(),
@@ -72,6 +73,7 @@ impl Scenario {
             params,
             zip,
             seeds,
+            figure,
         };
         if sc.seeds.is_empty() {
             let seed = table

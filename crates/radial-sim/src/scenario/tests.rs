@@ -736,3 +736,40 @@ fn red_on_a_link() {
     let unknown = edit("queue = 50", "queue = 50\nred = { gentle = false }");
     expect_error(&unknown, "gentle", "red = {");
 }
+
+#[test]
+fn a_figure_table_is_read_as_words_and_checked() {
+    let text = format!(
+        "{BASE}\n[figure]\ntitle = \"T\"\nclaim = \"\"\"\nthe paper \\\n  says\"\"\"\nnotes = \"N\"\n"
+    );
+    let sc = Scenario::parse("f.toml", &text).unwrap();
+    let figure = sc.figure.expect("read");
+    assert_eq!((figure.title.as_str(), figure.x_label.as_str()), ("T", ""));
+    assert_eq!(figure.claim, "the paper says");
+    assert!(Scenario::parse("f.toml", BASE).unwrap().figure.is_none());
+    let e = Scenario::parse(
+        "f.toml",
+        &format!("{BASE}\n[figure]\ntitle = \"T\"\nclaim = \"C\"\nnotes = \"N\"\nlegend = \"x\"\n"),
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "figure.legend");
+    assert_eq!(
+        e.line,
+        Some(line_of_text(&format!("{BASE}\n[figure]"), "[figure]"))
+    );
+    let e = Scenario::parse(
+        "f.toml",
+        &format!("{BASE}\n[figure]\ntitle = 3\nclaim = \"C\"\nnotes = \"N\"\n"),
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.key.as_str(), e.message.as_str()),
+        ("figure.title", "must be a string")
+    );
+    let e = Scenario::parse(
+        "f.toml",
+        &format!("{BASE}\n[figure]\ntitle = \"T\"\nnotes = \"N\"\n"),
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "figure.claim");
+}

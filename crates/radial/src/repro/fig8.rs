@@ -45,7 +45,7 @@ pub(super) struct PathBound {
 /// The first point of target `name`'s scenario, with its first seed: what
 /// checks read the scenario's parameters from.
 pub(super) fn first_spec(name: &str) -> Option<RunSpec> {
-    let t = TARGETS.iter().find(|t| t.name == name)?;
+    let t = targets().iter().find(|t| t.name == name)?;
     let sc = Scenario::parse(t.path, t.scenario).ok()?;
     sc.build(sc.points().first()?, *sc.seeds.first()?).ok()
 }

@@ -229,6 +229,7 @@ pub struct Check {
 }
 
 /// A reproducible figure.
+#[derive(Clone, Copy)]
 pub struct Target {
     /// `rcp-fig5a`.
     pub name: &'static str,
@@ -582,17 +583,17 @@ pub fn repro(which: &str, out: &Path, jobs_flag: Option<usize>) -> Result<(), Cl
         return Ok(());
     }
     let selected: Vec<&Target> = if which == "all" {
-        TARGETS.iter().collect()
+        targets().iter().collect()
     } else if let Some((_, members)) = GROUPS.iter().find(|(name, _)| *name == which) {
-        TARGETS
+        targets()
             .iter()
             .filter(|t| members.contains(&t.name))
             .collect()
     } else {
-        match TARGETS.iter().find(|t| t.name == which) {
+        match targets().iter().find(|t| t.name == which) {
             Some(t) => vec![t],
             None => {
-                let names: Vec<&str> = TARGETS
+                let names: Vec<&str> = targets()
                     .iter()
                     .map(|t| t.name)
                     .chain(GROUPS.iter().map(|g| g.0))

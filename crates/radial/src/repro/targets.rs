@@ -1,5 +1,11 @@
 //! The figures `radial repro` re-creates: each paper figure's scenario,
-//! claim, checks and notes.
+//! what is computed from its runs and the checks it is held to. Its words
+//! (title, the paper's claim, x axis, notes) are data in the scenario
+//! file's `[figure]` table.
+
+use std::sync::OnceLock;
+
+use radial_sim::FigureText;
 
 use super::*;
 
@@ -25,487 +31,392 @@ pub(super) const BASE: Target = Target {
     run_checks: |_| Vec::new(),
 };
 
-/// Every target, in the order `repro all` runs them.
-pub const TARGETS: &[Target] = &[
+/// Every target, in the order `repro all` runs them: the figure's words
+/// (title, claim, x axis, notes) come from its scenario file's `[figure]`
+/// table, filled in by [`targets`].
+const DEFINED: &[Target] = &[
     Target {
         name: "rcp-fig5c",
         group: "rcp",
-        title: "RCP Figure 5(c): energy and goodput with power management",
         scenario: include_str!("../../../../scenarios/papers/rcp-fig5c.toml"),
         path: "scenarios/papers/rcp-fig5c.toml",
-        claim: "§3.4.4: \"the longer the mobile host stays in the sleep mode, the more energy savings it can achieve using RCP\"; \"for various conditions of the channel state, the throughput achieved using RCP is in fact no less than that when using TCP\".",
         x_param: "bad_mean_s",
-        x_label: "mean duration of the bad channel state (s)",
-        notes: "The RCP host sleeps as soon as the channel turns bad, wakes at the first 100 ms beacon that finds it good (2 ms beacons charged at receive power), freezes its timers while asleep and, on waking, requests again what was outstanding without a window cut; the TCP host stays awake. Idle power is taken equal to receive power (1.4 W), as the paper gives no idle figure. Point-to-point links are full duplex, so transmit and receive airtime may overlap and are both charged. The wired part is the S1 validation path (docs/validation.md).",
         kind: Kind::Energy,
         ..BASE
     },
     Target {
         name: "rcp-fig4ab",
         group: "rcp",
-        title: "RCP Figures 4(a) and 4(b): TCP-friendliness",
         scenario: include_str!("../../../../scenarios/papers/rcp-fig4ab.toml"),
         path: "scenarios/papers/rcp-fig4ab.toml",
-        claim: "§3.4.1: \"the impact of introducing RCP flows on existing TCP flows in terms of the throughput re-distribution is minimal, as evident from the 'flat' curve\"; \"TCP flows do not suffer from unfairness in the presence of RCP flows. (Otherwise, CoV would have increased with increasing number of RCP flows.)\"",
         x_param: "n_rcp",
-        x_label: "RCP flows among the 20",
-        notes: "Throughput at time t is each flow's in-order bytes by t over the time since its start (the paper does not say whether its instants are cumulative). Means and CoVs are over the 20 flows of a run, then averaged over the seeds. Why the CoV rises at t = 10 s with RCP: the flow that starts first ramps up alone and overshoots in slow start once the others join. Under `tcp-sack` (ns-2 Sack1) that flow usually loses a retransmission and times out, which cancels its head start; under RCP it recovers its holes without a timeout (§3.3.5) and keeps it. In seeds 1–6 with 20 flows of one kind, the first-starting TCP flow timed out in five runs (0–6 timeouts) and was the best-served flow at 10 s in three; the first-starting RCP flow never timed out and was the best-served flow at 10 s in all six, with 1.3–2.1 MB against a median of 0.5–0.6 MB (`radial run scenarios/papers/rcp-fig4ab.toml --seed S --set n_rcp=20 --set n_tcp=0`, and `n_rcp=0 n_tcp=20`). The head start fades as AIMD converges, hence the agreement from 50 s on.",
         kind: Kind::Friendliness,
         ..BASE
     },
     Target {
         name: "rcp-fig5a",
         group: "rcp",
-        title: "RCP Figure 5(a): goodput against wireless loss",
         scenario: include_str!("../../../../scenarios/papers/rcp-fig5a.toml"),
         path: "scenarios/papers/rcp-fig5a.toml",
-        claim: "§3.4.2: \"the performance of TCP improves substantially for loss rates between 0.2% and 2% when ELN is used. However, when the loss rate increases beyond 2%, the performance gain decreases rapidly\"; \"RCP with ELN ... shows a much better performance even when the loss rate is high\"; \"even in the absence of ELN, RCP constantly achieves better performance than TCP, with the performance gain increasing as the packet error rate increases.\"",
         x_param: "loss",
-        x_label: "packet loss rate on the wireless link, both directions (%)",
         x_scale: 100.0,
         log_x: true,
         checks: fig5a_checks,
-        notes: "The wired path is the S1 validation path of docs/validation.md (the paper's Figure 3 parameters are not in our copy). Our `tcp-sack` is ns-2's Sack1 as validated in docs/validation.md; the paper's TCP-SACK had two extra refinements (a better pipe estimate and no timeout for a lost retransmission), so our TCP baseline is the weaker one. Our `tcp-eln` is NewReno with the ELN bit on duplicate ACKs; `rcp-eln` re-requests a hole the moment the host reports it lost (the paper leaves the timing open). The paper says TCP-ELN's gain \"decreases rapidly\" beyond 2 % loss; compare the tcp-eln column: in our runs it declines more slowly (see the tcp-eln column against tcp-sack); we have not established which difference from the paper's ELN implementation causes this.",
         ..BASE
     },
     Target {
         name: "rcp-fig5b",
         group: "rcp",
-        title: "RCP Figure 5(b): long-delay link with a tuned controller",
         scenario: include_str!("../../../../scenarios/papers/rcp-fig5b.toml"),
         path: "scenarios/papers/rcp-fig5b.toml",
-        claim: "§3.4.3: \"the NewReno style of congestion control used in TCP (and RCP) does not perform well in the satellite environment, while STP and RCP-STP achieve a much better performance\"; \"the performance difference between STP and RCP-STP reinforces the benefits of receiver-centric protocols over sender-centric ones.\"",
         x_param: "delay_ms",
-        x_label: "one-way propagation delay of the 1.5 Mbit/s link (ms)",
         checks: fig5b_checks,
         measured: Measured::Flow("measured"),
         extra: fig5b_costs,
-        notes: FIG5B_NOTES,
         ..BASE
     },
     Target {
         name: "r2cp-fig8a",
         group: "r2cp",
-        title: "R²CP Figure 8(a): seamless handoff",
         scenario: include_str!("../../../../scenarios/papers/r2cp-fig8a.toml"),
         path: "scenarios/papers/r2cp-fig8a.toml",
-        claim: "§4.4.1: \"during t = 58s and t = 60s two pipes co-exist in the connection to collaboratively deliver data for the application. Even if there is some setup or ramp-up (e.g. due to slow start) delay for the RCP-2 pipe, the existence of the RCP-1 pipe allows the aggregate connection to continue progressing without being disrupted.\"",
         x_param: "variant",
-        x_label: "time (s)",
         kind: Kind::Sequence,
         measured: Measured::Flow("download"),
-        notes: "Handoff disruption is the longest gap between two in-order deliveries to the application that overlaps the 5 s after a pipe change; the median gap is taken over the 5 s before the first change. Both pipes come from Server-I, whose 2 Mbit/s access is the bottleneck of both paths, and the old pipe keeps that 50-packet queue full (200 ms of data). Break-before-make: the new pipe's SYN+ACK waits in that queue behind the old pipe's data, which no one wants any more, so its handshake takes some 230 ms instead of 78. Its PROBE (SEG.DEQ) and first requests leave together right after the SYN+ACK, the sender serves each pull once its application has sought to SEG.DEQ and written it, and delivery resumes one new-path round trip later. Make-before-break: the new pipe's slow start overflows the queue the old pipe keeps full, and the lost segments hold up in-order delivery until they are re-requested through that queue (no timeout). That stall is one loss episode on this path: one pipe alone stalls delivery 291 ms at each of its congestion losses, every 7.7 s before and after the handoff (`radial run scenarios/papers/r2cp-fig8a.toml`). Where the paths do not share a queue (`crates/radial-sim/tests/r2cp.rs`), make-before-break keeps delivery within twice the usual gap (4.2 ms against a 4.2 ms median gap, with the preset overlap and with the old pipe retired once the new one is ready), and break-before-make stalls it 73.5 ms, within one new-path round trip plus the 34 ms handshake.",
         ..BASE
     },
     Target {
         name: "r2cp-fig8b",
         group: "r2cp",
-        title: "R²CP Figure 8(b): server migration",
         scenario: include_str!("../../../../scenarios/papers/r2cp-fig8b.toml"),
         path: "scenarios/papers/r2cp-fig8b.toml",
-        claim: "§4.4.2: \"After the new RCP pipe is established, the mobile host requests data that has not been delivered by Server-I, instead of requesting from the first byte of the data. The difference between the slopes of RCP-2 and RCP-3 indicates that RCP-3 provides a larger bandwidth than RCP-2\"; \"server migration using R²CP does not cause redundant transmissions\".",
         x_param: "variant",
-        x_label: "time (s)",
         kind: Kind::Sequence,
         measured: Measured::Flow("download"),
-        notes: "The replica is an unchanged RCP sender: the new pipe's first request (a PROBE with SEG.DEQ) makes it skip what the host holds (`SendBuffer::ack_to` past its end, and the file-serving application seeks there), and the engine asks it only for segments neither held nor outstanding on the old pipe, which is retired gracefully (no new requests, closed when its outstanding data has arrived).",
         ..BASE
     },
     Target {
         name: "r2cp-fig8c",
         group: "r2cp",
-        title: "R²CP Figure 8(c): aggregation from two servers",
         scenario: include_str!("../../../../scenarios/papers/r2cp-fig8c.toml"),
         path: "scenarios/papers/r2cp-fig8c.toml",
-        claim: "§4.4.3: \"the mobile host keeps both pipes open during the period it is within the coverage of both WLANs. As shown in Figure 8(c), R²CP can achieve the aggregate bandwidth of the two pipes.\"",
         x_param: "variant",
-        x_label: "time (s)",
         kind: Kind::Sequence,
         measured: Measured::Flow("download"),
-        notes: "Pipe 1 is limited by Server-I's 2 Mbit/s access, pipe 2 by WLAN B's 5 Mbit/s; with 1000-byte payloads in 1040-byte packets the most the two can carry is 1.92 and 4.81 Mbit/s.",
         ..BASE
     },
     Target {
         name: "r2cp-policy",
         group: "r2cp",
-        title: "Policy-based aggregation (pTCP Figure 11) with R²CP",
         scenario: include_str!("../../../../scenarios/papers/r2cp-policy.toml"),
         path: "scenarios/papers/r2cp-policy.toml",
-        claim: "pTCP §6.2.2: \"the aggregated bandwidth enjoyed by the mobile host stays at the desired data rate when the policy-based bandwidth aggregation is used. The data rate achieved through the WWAN interface 'fills' the deficient data rate that the WLAN interface fails to provide.\"",
         x_param: "variant",
-        x_label: "time (s)",
         kind: Kind::Sequence,
         measured: Measured::Flow("download"),
         extra: rates_extra,
-        notes: "Figure 10's token algorithm in R²CP's engine: every 100 ms (the paper gives no period) the engine makes 10 Mbit/s × 100 ms of request tokens that only the WLAN pipe may spend; what it leaves is spendable by either pipe in the next period; a pipe without a token freezes until then. Tokens count payload bytes; the WLAN's 8.5–9.5 Mbit/s link rates carry 8.2–9.1 Mbit/s of payload in 1040-byte packets, so the WWAN has 0.9–1.8 Mbit/s to fill. The standard deviation of the 1 s rates is not lower with the policy: it is dominated by the dips and bursts of in-order delivery around each loss recovery on the WLAN, which both variants have (the throughput plot).",
         ..BASE
     },
     Target {
         name: "r2cp-blackout",
         group: "r2cp",
-        title: "Redundant striping through WLAN blackouts",
         scenario: include_str!("../../../../scenarios/papers/r2cp-blackout.toml"),
         path: "scenarios/papers/r2cp-blackout.toml",
-        claim: "pTCP §4.1 (3): \"the data carried by the first virtual packet of a TCP-v pipe that recently suffered from blackouts will be bound to another TCP-v pipe, such that the application can continue receiving data while the concerned TCP-v pipe probes for the duration of blackouts\"; R²CP §4.4.1: \"the redundant striping technique proposed in [15] can also be used\".",
         x_param: "variant",
-        x_label: "time (s)",
         kind: Kind::Sequence,
         measured: Measured::Flow("download"),
-        notes: "The WLAN is down for 2 s at 20 s and for 6 s at 40 s. A pipe counts as probing a blackout from its retransmission timeout until something arrives on it again; while the other pipe works it takes nothing from it: with redundant striping its requests ask for the head of line without binding it (the probes' copies that do arrive are the bytes fetched twice), without it they are PROBEs that carry no pull. Either way it probes once per un-backed-off RTO, so the WLAN pipe is back within about 0.3 s of its link's return. (Before probes stopped taking segments, the plain variant held the head of line through each backed-off timeout: a 6.17 s stall in the 6 s blackout.) Handoff disruption does not apply (no pipe opens or closes); the longest stalls are `max_delivery_gap_s` in each run's summary.",
         ..BASE
     },
     Target {
         name: "r2cp-fig9a",
         group: "r2cp",
-        title: "R²CP Figure 9(a): aggregation with a bandwidth mismatch",
         scenario: include_str!("../../../../scenarios/papers/r2cp-fig9a.toml"),
         path: "scenarios/papers/r2cp-fig9a.toml",
-        claim: "§4.4.3: \"both R²CP and R²CP-s achieve the ideal performance irrespective of the bandwidth mismatches. The application striping approach fails to achieve the desired performance.\"",
         x_param: "bw2",
-        x_label: "bottleneck bandwidth of pipe 2 (Mbit/s); pipe 1 at 4 Mbit/s",
         checks: fig9a_checks,
         measured: Measured::SumReliable,
         extra: |r| fig9_extra(r, "bw2"),
-        notes: FIG9_NOTES,
         ..BASE
     },
     Target {
         name: "r2cp-fig9b",
         group: "r2cp",
-        title: "R²CP Figures 9(b) and 9(c): aggregation with an RTT mismatch",
         scenario: include_str!("../../../../scenarios/papers/r2cp-fig9b.toml"),
         path: "scenarios/papers/r2cp-fig9b.toml",
-        claim: "§4.4.3: \"while the performance of R²CP still closely tracks the ideal performance, R²CP-s fails to scale when the RTT mismatch increases beyond 3\"; Figure 9(c): \"R²CP-s manages to maintain a small queue size when the RTT mismatches are small, the queue builds up noticeably as the RTT mismatches increase.\"",
         x_param: "half_rtt2_ms",
-        x_label: "round-trip propagation time of pipe 2 (ms); pipe 1 at 30 ms",
         x_scale: 2.0,
         checks: fig9b_checks,
         measured: Measured::SumReliable,
         extra: |r| fig9_extra(r, "half_rtt2_ms"),
-        notes: FIG9_NOTES,
         ..BASE
     },
     Target {
         name: "r2cp-fig9b-buffer",
         group: "r2cp",
-        title: "R²CP Figure 9(b) at a 7× RTT mismatch against the receive buffer",
         scenario: include_str!("../../../../scenarios/papers/r2cp-fig9b-buffer.toml"),
         path: "scenarios/papers/r2cp-fig9b-buffer.toml",
-        claim: "§4.4.3: R²CP-s's fall is \"due to the scheduling used that does not take into consideration the round-trip times of different pipes ... Due to the limited space in the R²CP receive buffer, head-of-line blocking eventually triggers the flow control of R²CP and causes the progression of the aggregate connection to stall.\"",
         x_param: "window",
-        x_label: "receive buffer (1000-byte segments); pipe 2's round trip 210 ms, pipe 1's 30 ms",
         measured: Measured::SumReliable,
         extra: |r| fig9_extra(r, "window"),
-        notes: "The paper's buffer size is not in our copy; this sweep shows where the buffer starts to limit each scheme at the hardest point of Figure 9(b). Each Ideal connection has a buffer of the same size of its own. The paper's contrast shows where the buffer is short: at 32 and 64 KB `r2cp-s` gives the slow pipe the lowest segment every time it asks, the head of line then waits a 210 ms round trip with the buffer full behind it, and the connection runs at little more than the buffer per slow round trip (1.4 and 2.8 Mbit/s); ranked `r2cp` freezes the slow pipe whenever its rank puts its segment past the buffer (§4.3.1) and keeps the quick pipe's rate (3.7 and 3.6 Mbit/s). From 128 to 192 KB both fall short of Ideal, `r2cp` slightly more: the quick pipe's Reno window fills its 50-packet drop-tail queue, those queued bytes hold buffer too (65 KB in flight where 15 KB would carry its rate), and what is left is not enough for the slow pipe's rank, so it stays frozen more. Per-pipe limits on bytes queued in the network would do better; that is not in the paper.",
         checks: fig9b_buffer_checks,
         ..BASE
     },
     Target {
         name: "rcp-fig4c",
         group: "rcp",
-        title: "RCP Figure 4(c): per-flow goodput against reverse-path load",
         scenario: include_str!("../../../../scenarios/papers/rcp-fig4c.toml"),
         path: "scenarios/papers/rcp-fig4c.toml",
-        claim: "§3.4.1: \"with 100 on/off traffic sources, each of the TCP (or RCP) flows experiences a packet drop rate of approximately 40% in the bottleneck link\"; \"despite the heavy losses in the reverse path, the performance of RCP closely tracks that of TCP.\"",
         x_param: "onoff",
-        x_label: "Pareto on/off flows on the reverse path",
         checks: fig4c_checks,
-        notes: "The S2 validation dumbbell (docs/validation.md); the on/off sources sit behind R2 and send to a sink behind R1, so they share the bottleneck's reverse direction with the ACKs (TCP) or REQs (RCP). Pareto shape 1.5. The y value is the mean goodput of the 20 forward flows. Calibration against the paper's 40 %: `radial run scenarios/papers/rcp-fig4c.toml --set protocol=rcp --set onoff=100` (seed 1) drops 39.8 % of the packets offered to the bottleneck's reverse direction (R2->R1 `drops_queue` over offered), REQs and on/off datagrams together.",
         ..BASE
     },
     Target {
         name: "tcpho-fig3",
         group: "tcpho",
-        title: "TCP-HO Figure 3: the four kinds of handoff",
         scenario: include_str!("../../../../scenarios/papers/tcpho-fig3.toml"),
         path: "scenarios/papers/tcpho-fig3.toml",
-        claim: "§IV-B: \"TCP Newreno does suffer the problems pointed out by us in Table I\" (segment loss, silly waiting, slow start, over-shooting); \"TCP-HO solves all problems except segment loss and achieves much higher throughput than TCP Newreno.\"",
         x_param: "protocol",
-        x_label: "time (s)",
         kind: Kind::Sequence,
         measured: Measured::Flow("download"),
         extra: fig3_extra,
         run_checks: fig3_checks,
-        notes: TCPHO_FIG3_NOTES,
         ..BASE
     },
     Target {
         name: "tcpho-fig6a",
         group: "tcpho",
-        title: "TCP-HO Figure 6(a) and Table III: WCDMA mobility",
         scenario: include_str!("../../../../scenarios/papers/tcpho-fig6a-wcdma.toml"),
         path: "scenarios/papers/tcpho-fig6a-wcdma.toml",
-        claim: "§V-B-1: \"TCP-HO and its variants do improve TCP performance. The difference between TCP-HO and its variants is very small\" (L-HH dominates; silly waiting is the main problem); Table III: \"TCP-HO does improve TCP performance of Mobile Host without adversely affecting cross traffic\".",
         x_param: "wan_delay_ms",
-        x_label: "WAN one-way delay (ms)",
         measured: Measured::Flow("download"),
         checks: fig6_checks,
         run_checks: table3_checks,
         extra: table3_extra,
-        notes: TCPHO_FIG6_NOTES,
         ..BASE
     },
     Target {
         name: "tcpho-fig6b",
         group: "tcpho",
-        title: "TCP-HO Figure 6(b) and Table III: WLAN mobility",
         scenario: include_str!("../../../../scenarios/papers/tcpho-fig6b-wlan.toml"),
         path: "scenarios/papers/tcpho-fig6b-wlan.toml",
-        claim: "§V-B-2: \"TCP-HO performs much better than Newreno. It also shows that TCP-HO-Immediate achieves trivial improvement and TCP-HO-Aggressive is even worse than Newreno\" (H-HH, U-VH and D-VH dominate).",
         x_param: "wan_delay_ms",
-        x_label: "WAN one-way delay (ms)",
         measured: Measured::Flow("download"),
         checks: fig6_checks,
         run_checks: table3_checks,
         extra: table3_extra,
-        notes: TCPHO_FIG6_NOTES,
         ..BASE
     },
     Target {
         name: "tcpho-fig6c",
         group: "tcpho",
-        title: "TCP-HO Figure 6(c) and Table III: WCDMA & WLAN mobility",
         scenario: include_str!("../../../../scenarios/papers/tcpho-fig6c-mixed.toml"),
         path: "scenarios/papers/tcpho-fig6c-mixed.toml",
-        claim: "§V-B-3: the throughput \"looks like a mixture of WCDMA scenario and WLAN scenario\"; \"TCP-HO does help WCDMA users to utilize Wi-Fi hot-spots\"; \"TCP-HO is the best mechanism for improving mobile host's throughput in most of our experiments\".",
         x_param: "wan_delay_ms",
-        x_label: "WAN one-way delay (ms)",
         measured: Measured::Flow("download"),
         checks: fig6_checks,
         run_checks: table3_checks,
         extra: table3_extra,
-        notes: TCPHO_FIG6_NOTES,
         ..BASE
     },
     Target {
         name: "freeze-handoff",
         group: "survey",
-        title: "Freeze-TCP across disconnections of 1, 2 and 5 s",
         scenario: include_str!("../../../../scenarios/papers/freeze-handoff.toml"),
         path: "scenarios/papers/freeze-handoff.toml",
-        claim: "Survey §5: \"Freeze-TCP avoids timeouts at the sender during handoffs since a timeout shrinks the sending window to a minimum\"; \"once the handoff is completed, the receiver advertizes a non-zero window so that the sender resumes with its window and timeout values unaffected due to the handoff\".",
         x_param: "outage_s",
-        x_label: "disconnection (s)",
         measured: Measured::Flow("download"),
         checks: freeze_checks,
         run_checks: freeze_run_checks,
         extra: freeze_extra,
-        notes: FREEZE_NOTES,
         ..BASE
     },
     Target {
         name: "survey-probing",
         group: "survey",
-        title: "TCP-Probing against NewReno: task completion time (survey Figures 5, 6, 8, 9)",
         scenario: include_str!("../../../../scenarios/papers/survey-probing.toml"),
         path: "scenarios/papers/survey-probing.toml",
-        claim: "Survey §6.1: \"the advantage of TCP-Probing's adaptive strategy over the fixed strategy of Reno for a 5-Mbyte file transmission task\"; \"the impact of delay is even more significant on standard TCP\"; \"the overhead of TCP-Probing never exceeds the overhead of Reno\"; \"as the protocol exhibits a more conservative strategy (the error becomes more dense) the relative performance gain of TCP-Probing drops\".",
         x_param: "error",
-        x_label: "packet drop rate in the bad state (%)",
         x_scale: 100.0,
         measured: Measured::CompletionTime("download"),
         series: &["protocol", "delay_ms"],
         checks: probing_checks,
         run_checks: probing_run_checks,
         extra: probing_extra,
-        notes: PROBING_NOTES,
         ..BASE
     },
     Target {
         name: "ptcp-fig7",
         group: "ptcp",
-        title: "pTCP Figures 7 and 8: the five-phase trajectory",
         scenario: include_str!("../../../../scenarios/papers/ptcp-fig7.toml"),
         path: "scenarios/papers/ptcp-fig7.toml",
-        claim: "§6.2: \"pTCP can indeed help the mobile host achieve improved throughput\": hard handoff from WLAN-0 to WLAN-1 (§6.2.1: \"pTCP cannot overcome the connection disruption during the hard handoff\"), soft handoff to the WWAN with both pipes delivering until WLAN-1's is closed (Figure 8), and from t = 60.19 to 100 s \"the mobile host enjoys the aggregate bandwidth provided by the WWAN and WLAN interfaces\", closely following x + y through WLAN-3's fluctuations.",
         x_param: "protocol",
-        x_label: "time (s)",
         kind: Kind::Sequence,
         measured: Measured::Flow("download"),
         run_checks: ptcp_fig7_checks,
-        notes: PTCP_FIG7_NOTES,
         ..BASE
     },
     Target {
         name: "ptcp-fig9a",
         group: "ptcp",
-        title: "pTCP aggregation on R²CP Figure 9(a)'s grid",
         scenario: include_str!("../../../../scenarios/papers/ptcp-fig9a.toml"),
         path: "scenarios/papers/ptcp-fig9a.toml",
-        claim: "pTCP §3.4: delayed binding, dynamic reassignment and redundant striping \"avoid any performance degradation due to head-of-line blocking\" when pipes differ in bandwidth; R²CP §4.4.3 holds R²CP to Ideal on this grid.",
         x_param: "bw2",
-        x_label: "bottleneck bandwidth of pipe 2 (Mbit/s); pipe 1 at 4 Mbit/s",
         checks: ptcp_fig9a_checks,
         measured: Measured::SumReliable,
         extra: |r| fig9_extra(r, "bw2"),
-        notes: PTCP_FIG9A_NOTES,
         ..BASE
     },
     Target {
         name: "ptcp-fig11",
         group: "ptcp",
-        title: "pTCP Figure 11: policy-based aggregation",
         scenario: include_str!("../../../../scenarios/papers/ptcp-fig11.toml"),
         path: "scenarios/papers/ptcp-fig11.toml",
-        claim: "§6.2.2: \"the aggregated bandwidth enjoyed by the mobile host stays at the desired data rate when the policy-based bandwidth aggregation is used. The data rate achieved through the WWAN interface 'fills' the deficient data rate that the WLAN interface fails to provide.\"",
         x_param: "variant",
-        x_label: "time (s)",
         kind: Kind::Sequence,
         measured: Measured::Flow("download"),
         extra: rates_extra,
-        notes: PTCP_FIG11_NOTES,
         ..BASE
     },
     Target {
         name: "ptcp-fig13",
         group: "ptcp",
-        title: "pTCP Figure 13: soft against hard handoff",
         scenario: include_str!("../../../../scenarios/papers/ptcp-fig13.toml"),
         path: "scenarios/papers/ptcp-fig13.toml",
-        claim: "§6.3.1: \"Due to the soft handoff performed at pTCP, there is no disruption in the service enjoyed by the application\"; with a hard handoff \"the service disruption time is at least one round-trip time of the connection\".",
         x_param: "variant",
-        x_label: "time (s)",
         kind: Kind::Sequence,
         measured: Measured::Flow("download"),
         run_checks: ptcp_fig13_checks,
-        notes: PTCP_FIG13_NOTES,
         ..BASE
     },
     Target {
         name: "ptcp-fig14",
         group: "ptcp",
-        title: "pTCP Figure 14: a congestion controller per pipe",
         scenario: include_str!("../../../../scenarios/papers/ptcp-fig14.toml"),
         path: "scenarios/papers/ptcp-fig14.toml",
-        claim: "§6.3.2: \"(i) using the 'wireless-aware' congestion control scheme improves the performance for TCP-v2, and (ii) irrespective of the specific congestion control schemes used, pTCP always achieves the aggregate performance of the two TCP-v pipes.\"",
         x_param: "variant",
-        x_label: "time (s)",
         kind: Kind::Sequence,
         measured: Measured::Flow("download"),
         run_checks: ptcp_fig14_checks,
-        notes: PTCP_FIG14_NOTES,
         ..BASE
     },
     Target {
         name: "prism-fig7a",
         group: "prism",
-        title: "PRISM Figure 7(a): delay disparity",
         scenario: include_str!("../../../../scenarios/papers/prism-fig7a.toml"),
         path: "scenarios/papers/prism-fig7a.toml",
-        claim: "§VII-C.1: \"PRISM achieves a throughput equal to 95% of the total aggregate links capacity when the delay disparity is less than 400 ms\"; \"Vanilla-TCP suffers a significant performance degradation due to spurious duplicate ACKs.\"",
         x_param: "delay2_ms",
-        x_label: "one-way delay of member 2's 600 kbit/s link (ms); member 1's 1800 kbit/s link at 500 ms",
         checks: prism_fig7a_checks,
         measured: Measured::Flow("download"),
         series: &["variant"],
-        notes: PRISM_FIG7A_NOTES,
         ..BASE
     },
     Target {
         name: "prism-fig7b",
         group: "prism",
-        title: "PRISM Figure 7(b): loss disparity",
         scenario: include_str!("../../../../scenarios/papers/prism-fig7b.toml"),
         path: "scenarios/papers/prism-fig7b.toml",
-        claim: "§VII-C.2: \"PRISM provides throughput equal to 94% of the aggregated links' capacity when loss rates are less than 0.8%\"; vanilla TCP \"experiences a severer performance degradation\" as the loss rate grows.",
         x_param: "loss",
-        x_label: "loss rate of member 2's 360 kbit/s link (%); member 1's 1080 kbit/s link lossless",
         x_scale: 100.0,
         log_x: true,
         checks: prism_fig7b_checks,
         measured: Measured::Flow("download"),
         series: &["variant"],
-        notes: PRISM_FIG7B_NOTES,
         ..BASE
     },
     Target {
         name: "prism-fig7c",
         group: "prism",
-        title: "PRISM Figure 7(c): members joining and leaving",
         scenario: include_str!("../../../../scenarios/papers/prism-fig7c.toml"),
         path: "scenarios/papers/prism-fig7c.toml",
-        claim: "§VII-C.3: \"PRISM can achieve 310% throughput compared to vanilla-TCP in the presence of both loss-rate and delay disparities (from 0s to 40s)\" and \"yields a 208% performance improvement over vanilla-TCP in case of a large bandwidth disparity (ranging from 60s to 90s)\".",
         x_param: "variant",
-        x_label: "time (s)",
         kind: Kind::Sequence,
         measured: Measured::Flow("download"),
         run_checks: prism_fig7c_checks,
-        notes: PRISM_FIG7C_NOTES,
         ..BASE
     },
     Target {
         name: "prism-fig9",
         group: "prism",
-        title: "PRISM Figure 9: bandwidth aggregation against community size",
         scenario: include_str!("../../../../scenarios/papers/prism-fig9.toml"),
         path: "scenarios/papers/prism-fig9.toml",
-        claim: "§VIII-B: \"PRISM achieves bandwidth aggregation (i.e., summing the bandwidths of all links), and its performance scales well with various community sizes\"; \"using the WRR striping agent, TCP performance degrades to the one that is worse than a single community member's throughput\".",
         x_param: "n",
-        x_label: "community members",
         checks: prism_fig9_checks,
         measured: Measured::SumReliable,
         series: &["variant"],
-        notes: PRISM_FIG9_NOTES,
         ..BASE
     },
     Target {
         name: "prism-fig10",
         group: "prism",
-        title: "PRISM Figure 10: schedulers under bandwidth disparity, RPC off",
         scenario: include_str!("../../../../scenarios/papers/prism-fig10.toml"),
         path: "scenarios/papers/prism-fig10.toml",
-        claim: "§VIII-C.1: \"ADAS ... achieves an up-to-280% improvement of link utilization over other scheduling algorithms (especially, random)\"; \"the throughput under ADAS improves as the bandwidth disparity increases by selectively using high-bandwidth links\".",
         x_param: "disparity",
-        x_label: "bandwidth disparity d (% of 1400 kbit/s)",
         checks: prism_fig10_checks,
         measured: Measured::Flow("community"),
         series: &["scheduler"],
-        notes: PRISM_FIG10_NOTES,
         ..BASE
     },
     Target {
         name: "prism-fig11",
         group: "prism",
-        title: "PRISM Figure 11: schedulers under rate and delay fluctuations",
         scenario: include_str!("../../../../scenarios/papers/prism-fig11.toml"),
         path: "scenarios/papers/prism-fig11.toml",
-        claim: "§VIII-C.2: \"ADAS outperforms the other scheduling algorithms by 12–47% and achieves 97.1% of the ideal performance in the presence of maximum background traffic\"; hRTT-only \"performs worse ... than the others\"; NIP-only \"performs similarly to ADAS in a stable link state\".",
         x_param: "burst_s",
-        x_label: "mean burst time of the on/off background (s)",
         checks: prism_fig11_checks,
         measured: Measured::SumReliable,
         series: &["scheduler"],
-        notes: PRISM_FIG11_NOTES,
         ..BASE
     },
     Target {
         name: "prism-fig15",
         group: "prism",
-        title: "PRISM Figures 15(a) and 15(b): co-existence with TCP",
         scenario: include_str!("../../../../scenarios/papers/prism-fig15.toml"),
         path: "scenarios/papers/prism-fig15.toml",
-        claim: "§VIII-E.1: \"PRISM traffic co-exists well with (and hence, is friendly to) vanilla-TCP traffic without starvation or preemption on a shared link of the Internet\".",
         x_param: "n_prism",
-        x_label: "PRISM flows among the 20",
         kind: Kind::Friendliness,
-        notes: PRISM_FIG15_NOTES,
         ..BASE
     },
 ];
 
-pub(super) const FIG5B_NOTES: &str = "STP's algorithm is not given in the paper, so the long-delay controller is TCP Hybla (Caini & Firrincieli 2004) at the sender (`tcp-sat`, with ns-2 Sack1 recovery) and at the receiver (`rcp-sat`); docs/protocols.md. The paper's HTTP sources are modelled as Pareto on/off applications over TCP-SACK with the on/off parameters of Figure 4(c), as the paper gives none. \
-Hybla opens the window by 2^ρ − 1 segments per arrival in slow start and ρ² segments per round trip in congestion avoidance (ρ = RTT / 25 ms, 4–21 here) against a 50-packet queue, without the pacing its authors pair it with; it therefore overshoots the link every few round trips and loses a large share of what it sends (the first cost table). \
-`rcp-sat` comes out ahead because RCP repulls a lost retransmission without a timeout (§3.3.5). `tcp-sat` collapses: after a timeout Hybla's slow start refills the window to ssthresh within one round trip, the burst overflows the queue, the lost retransmissions can only be recovered by further timeouts with exponential back-off (ns-2 Sack1, Karn), and the flow spends most of the run waiting (the timeout table). So the paper's \"STP much better than TCP\" does not reproduce with Hybla at the sender; the gap between `tcp-sat` and `rcp-sat` is the receiver's loss recovery, exaggerated by Hybla's aggressiveness, rather than a controller difference. `rcp-sat`'s lead is also taken partly from the background: the backlogged reverse TCP flow gets less with `rcp-sat` than with `rcp` (last table), because its ACKs share the congested forward queue.";
+/// Every target with its words read from its scenario file, once.
+pub fn targets() -> &'static [Target] {
+    static ALL: OnceLock<Vec<Target>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        DEFINED
+            .iter()
+            .map(|t| {
+                // The scenarios are compiled in, and a test reads every
+                // one's `[figure]`.
+                let text = FigureText::of(t.path, t.scenario)
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .unwrap_or_else(|| panic!("{}: no [figure] table", t.path));
+                let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+                Target {
+                    title: leak(text.title),
+                    claim: leak(text.claim),
+                    x_label: leak(text.x_label),
+                    notes: leak(text.notes),
+                    ..*t
+                }
+            })
+            .collect()
+    })
+}
 
-pub(super) const FIG9_NOTES: &str = "Two pipes from two servers over disjoint paths, each with a 50-packet drop-tail queue at its bottleneck and one Pareto on/off source across it (§3.4's parameters). Ideal is the sum of what one RCP connection gets alone on each path, in the same run (our definition; the paper's is the sum of the two bandwidths). The receive buffer is 256 segments of 1000 bytes (256 KB) for the aggregate connection and for each Ideal connection; the paper's size is not in our copy. `apps` stripes the stream one segment at a time, round robin, over two independent RCP connections (as the application striping of [15]); the receiving application resequences it in a buffer of the same 256 KB and always reads the connection whose chunk it waits for. Each of its connections also has its own 256 KB receive buffer, so `apps` holds up to three times the buffer of `r2cp`. `r2cp-coupled` (beyond the paper) applies LIA's coupled increase (RFC 6356) across R²CP's pipes at the receiver; on these disjoint paths it should still aggregate, and the league page (docs/results/league.md) shows that it takes one TCP's share of a shared bottleneck where `r2cp` takes two.";
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-const TCPHO_FIG3_NOTES: &str = "The paper's Figure 3 is an ns-2 run whose link values it does not give; ours are in the scenario's header (a 10 Mbit/s WAN with 20 ms one way, WCDMA at 200 kbit/s and 40 ms, WLAN at 3.5 and 7 Mbit/s and 2 ms, 20-packet queues). The host learns at once that a handoff completed and the new link's rate (§IV-B's two assumptions); a TCP-HO receiver turns that into two duplicate ACKs with the bandwidth option. After each return NewReno waits out its backed-off timer (the \"silly waiting\" of Table I: 1.1 to 6.1 s here); every TCP-HO variant resends within one round trip. What follows differs by variant: on the upward handoff `tcp-ho` slow-starts to an ssthresh from the new bandwidth and the old SRTT, `tcp-ho-immediate` to the ssthresh its timeouts left, so it ramps up a little later. `tcp-ho-aggressive` sets cwnd to BW × SRTT_old at once; the old path's smoothed RTT includes the WCDMA queue (20 packets at 200 kbit/s drain in 0.83 s), so at the upward handoff it sets a window of hundreds of kilobytes, the burst overflows the 20-packet queue, and the losses end in backed-off timeouts: it delivers least, as §V-B reports of it in the WLAN scenario. `rcp` and `r2cp` hear the same link signals with no change at the sender: the RCP receiver freezes its timers while its link is down and, when it is back, asks again for what was outstanding (docs/protocols.md), so it resumes as soon as TCP-HO and delivers about as much; it keeps its old window rather than taking an ssthresh from the new bandwidth.";
-const TCPHO_FIG6_NOTES: &str = "The testbed of §V-A in the simulator: the paper's link values where it gives them (10 Mbit/s WAN, 20-packet queues, WAN delays, per-user shares, dwell and disconnection times, Table II), ours where it does not (exponential dwell times, 40 ms one way on WCDMA and 2 ms on WLAN, 1000-byte segments; the scenario headers list them). Window: 32 segments of 1000 bytes for every flow, FreeBSD 5.4's default socket send buffer (net.inet.tcp.sendspace = 32768), which the paper's iperf used as it names no other. With it the cross traffic is window-limited at the longer WAN delays, as the paper's is (its throughput halves as the delay doubles), and near the paper's numbers at 50 and 100 ms (2.4 and 1.2 Mbit/s against its 2.1–2.5 and 1.5–1.7); at 10 and 20 ms ours fills more of the WAN than the paper's did (9.4 against 3.7 Mbit/s), which the window alone does not explain. With ns-2's 256-segment window instead (`window = [256]` in the scenario) the cross traffic is not window-limited at 100 ms: alone it loses nothing in the 20-packet queue, and a mobile flow that restarts promptly after a handoff can cost it a loss and half its window for a long time. In the WCDMA scenario it then got 9.29 Mbit/s at 100 ms beside NewReno, which sits out its backed-off timers, and 6.8 to 7.9 beside every prompt scheme (TCP-HO's variants, RCP and R²CP alike); at 10 ms it stayed within 1 %. The handoff-to-delivery table shows where the gain comes from: NewReno waits out backed-off timers after each outage, the TCP-HO variants resend within a round trip. In the WLAN scenario ours does not show TCP-HO-Aggressive below NewReno as the paper does: its bursts do cost it timeouts, but NewReno's waits after 10 s outages (10–30 s on average, the RTO backed off to its 60 s cap) cost more. RCP and R²CP, told of the same link changes, resume as fast as TCP-HO without a sender change and do about as well; they keep their window across the handoff instead of taking an ssthresh from the new link's bandwidth. Each seed draws one handoff sequence that every protocol sees (listed under the tables).";
-const FREEZE_NOTES: &str = "The link comes back at its old rate each time (a horizontal handoff), so Freeze-TCP's frozen window is still right for it; TCP-HO (told the link's rate on return) and RCP and R²CP (told of the link's loss and return) run on the same mobility. Freeze-TCP's warning comes 200 ms ahead, more than a round trip, so what was in flight when the zero window left arrives before the link goes; it then waits with no timer and resumes when the three window-reopening ACKs arrive, one round trip after the link's return. None of its timeouts falls in an outage (with 2 s outages: one at 0.8 s, slow start overshooting the queue, and two half a second after a return): after a resumption the whole frozen window leaves at once from a 10 Mbit/s wired path into the 2 Mbit/s link's 20-packet queue, and a burst that overflows it can lose enough for a timeout — the large burst TCP-HO's §III holds against Freeze-TCP. NewReno instead times out during each outage and waits out its backed-off timer after the return.";
-const PROBING_NOTES: &str = "The survey gives neither the link, nor the error model's stays, nor its comparison rule: ours are in the scenario header (2 Mbit/s, 1 s good and 100 ms bad on average, the bad state dropping the x-axis share of packets, the sending host's queue unbounded as on two directly connected hosts) and docs/protocols.md (the best-RTT rule, and two deviations in the recovery that follows a cycle). With 100 ms of extra delay TCP-Probing finishes sooner than NewReno at every error rate, by 7 % at 1 % and by 40 % at 25 %, and its overhead stays below NewReno's: Immediate Recovery keeps the window that a 200 ms round trip needs, where NewReno halves it or restarts from one segment. Without the extra delay both finish within a few percent of the link's own time (5 MB at 2 Mbit/s with headers: 20.8 s): the sender queue keeps the link busy through any window cut, so NewReno loses nothing to its reductions, while TCP-Probing still pays two round trips of suspended data per loss. The survey's Figure 5 shows a gain at this delay too; ours does not reproduce it, for that reason. Its overhead is lower here as well (fewer retransmissions: it resends only the holes, where NewReno's timeouts go back N).";
-
-const PTCP_FIG7_NOTES: &str = "The scenario is the demo's (`demo.toml`'s header gives the values the paper does not); `ptcp` runs TCP-SACK TCP-v pipes on the same interfaces and times as `r2cp`'s pipes. pTCP retires the WLAN-1 pipe as soon as the WWAN pipe is established (43.2 s; the paper closes it at 44 s, 0.7 s after), R²CP once the WWAN pipe has left slow start. Both multi-state transports aggregate in phase IV and deliver more than the single-state ones over the trajectory (6.18 and 6.42 Mbit/s); the single-state transports hand off hard at each new address. The handoff-disruption column is the longest stall in the 5 s after any pipe change: for all four it is the hard handoff from WLAN-0 to WLAN-1 (21 to 24.1 s without an address), which no transport can bridge. The bytes `ptcp` fetched twice are heads of line copied onto a second pipe while the shared buffer waited for them (docs/protocols.md).";
-const PTCP_FIG9A_NOTES: &str = "pTCP stripes one sender's stream, so both paths start at one server whose links to the two access points have the delays S1's and S2's had in `r2cp-fig9a.toml`; Ideal is TCP-SACK alone on each path (pTCP's pipes are TCP-SACK), `r2cp` runs on the same two paths. Delayed binding alone stays below 95 % of Ideal at the largest mismatch: with pipe 2 at 1 Mbit/s its 50-packet queue holds some 0.4 s of data, the 256 KB buffer fills behind its head of line, and the fast pipe waits. Two mechanisms beyond the paper close that gap, both MPTCP's (Raiciu et al., NSDI 2012): when the buffer is full behind a head of line another pipe holds, a pipe with nothing else to send carries a copy of it (under pTCP only when the copy would arrive first, or the head of line is overdue), and the holder's window is halved, at most once per its round trip. With them pTCP stays within 4 % of Ideal at every point; R²CP's receiver-side rank keeps it at or above Ideal without copies.";
-const PTCP_FIG11_NOTES: &str = "Figure 10's tokens in pTCP's engine at the sender: every 100 ms (the paper gives no period) 10 Mbit/s × 100 ms of tokens that only the WLAN pipe may spend, what it leaves spendable by either pipe in the next period; a pipe binds new data only while it may spend a token, one segment at a time, and is frozen otherwise (the algorithm is the one R²CP's engine uses for its requests, `radial_core::policy`). The aggregate holds the target on average, and the WWAN carries only the shortfall. But the 1 s rates are not steadier than best effort's: the WLAN's own rate varies with its trace and its loss recoveries, and best effort, which here runs at about 10.3 Mbit/s, happens to sit near the target too. R²CP's engine, with the same tokens on the same paths, is steadier than its own best effort (docs/results/r2cp.md); what in pTCP's binding makes the difference is not traced yet.";
-const PTCP_FIG13_NOTES: &str = "The testbed in the simulator with our values (scenario header); the 32-segment buffer keeps both pipes below what fills their queues, so the disruption measured is the handoff's. Hard handoff holds the paper's bound: the new pipe's handshake, then one round trip, as the sender learns from the new pipe's first message that the old one is gone and re-assigns what it carried. Soft handoff shows no disruption: in-order delivery never pauses longer than its usual 1.7 ms gap, although the old pipe's window holds most of the shared buffer in its queue when the new pipe opens. Three things make that so, beyond the paper's text. The receiver advertises the buffer less what the application has not read, from pACK on, so data held out of order sits inside the window, as in TCP (counted against the window as well, it pulled the window back over data already sent whenever the pipes delivered out of order: stalls of up to 27.6 ms). The engine offers data one segment at a time to the pipe with the fewest bytes outstanding, so the old pipe, whose window covers the whole buffer, does not keep the new one out. And a pipe copies a head of line another holds only when the copy would arrive first. R²CP, with the same pipes and times (`r2cp-soft`), pauses up to 12.2 ms as the new pipe opens: its rank leaves the new pipe the segments it expects it to ask for before the old pipe's next ones arrive, but in slow start the new pipe asks in bursts, one per round trip, and delivery waits for the next burst. Hard handoffs cost about the same with every design: the new path's handshake and one round trip (48 ms for pTCP and R²CP; 41 ms for `rcp-hard`, whose one connection moves to WLAN-2 without a handshake but must find again what the old path lost). The paper's testbed numbers are not given beyond its figure.";
-const PTCP_FIG14_NOTES: &str = "Two WLAN pipes of 5 Mbit/s; WLAN-2 drops 2 % of its downlink packets at random (our value; the paper says only that its drop rate is noticeably higher). `tcp`: both pipes TCP-SACK; `eln`: WLAN-2's pipe is TCP-ELN (NewReno with explicit loss notification: the host's link layer tells the pipe's receiver which segments the channel lost, and the sender resends them without a window cut). The per-pipe plot and table are seed 1; the checks average the three seeds. With TCP-ELN, WLAN-2's pipe carries 4.0 Mbit/s against 2.4 with TCP, and the connection 8.7 against 7.2 Mbit/s; WLAN-1's pipe carries about the same either way. The bytes fetched twice are heads of line copied while the buffer waited for WLAN-2's retransmissions.";
+    #[test]
+    fn every_target_has_its_words_in_its_scenario_file() {
+        let all = targets();
+        assert_eq!(all.len(), DEFINED.len());
+        for t in all {
+            assert!(
+                !t.title.is_empty() && !t.claim.is_empty() && !t.notes.is_empty(),
+                "{}",
+                t.name
+            );
+            assert!(t.scenario.contains("[figure]"), "{}", t.path);
+        }
+    }
+}
