@@ -5,7 +5,7 @@
 //! keys of a handshake that authenticated the server ([`Trust`]).
 
 mod ask;
-mod paths;
+pub mod paths;
 mod transfer;
 mod writer;
 

@@ -3,6 +3,7 @@
 //! receives, joining the connection and echoing receipts.
 
 use std::io;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use mio::net::UdpSocket;
@@ -13,7 +14,7 @@ use radial_core::{Endpoint, HostEvent, PathId};
 use super::{bind, PathConfig};
 use crate::clock::Clock;
 use crate::crypto::{Keys, ReplayWindow, HEADER_LEN};
-use crate::session::Message;
+use crate::session::{is_session, Message};
 
 /// Nonces gathered before an ECHO goes out.
 const ECHO_BATCH: usize = 32;
@@ -53,11 +54,86 @@ pub struct PathSock {
     buf: Vec<u8>,
 }
 
+/// What a datagram that arrived on a path is to the download.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Incoming<'a> {
+    /// The server accepted the path's join, with this challenge to echo.
+    Joined([u8; 8]),
+    /// A datagram of the path's pipe, for the R²CP engine (its receipt
+    /// nonce noted, to be echoed).
+    Pipe(&'a [u8]),
+    /// Anything else: from elsewhere, forged, corrupted, replayed, for
+    /// another connection or path, or not understood. Dropped.
+    Ignored,
+}
+
 impl PathSock {
+    /// A path to `cfg.to` over `sock` (none: a path that sends nothing,
+    /// for tests), secured by `keys`, its join not sent yet.
+    pub fn new(cfg: PathConfig, sock: Option<Sock>, keys: Arc<Keys>) -> PathSock {
+        let long_ago = std::time::Instant::now()
+            .checked_sub(std::time::Duration::from_secs(3600))
+            .unwrap_or_else(std::time::Instant::now);
+        PathSock {
+            cfg,
+            sock,
+            heard: std::time::Instant::now(),
+            keys,
+            pn: 0,
+            replay: ReplayWindow::default(),
+            joined: false,
+            join_sent: long_ago,
+            echo: Vec::new(),
+            echo_since: std::time::Instant::now(),
+            buf: Vec::with_capacity(2048),
+        }
+    }
+
     /// This path's number (its index; the high 16 bits of its pipe's
     /// connection id).
     fn id(i: usize) -> u16 {
         i as u16
+    }
+
+    /// Datagram `d` arrived from `from` on path `i` of connection `conn`:
+    /// only what comes from the path's server, opens under its keys on the
+    /// path's own number and was not seen before counts (the server's
+    /// JOINED, or a pipe datagram in the receipt guard's envelope). `d` is
+    /// opened in place.
+    pub fn accept<'a>(
+        &mut self,
+        i: usize,
+        conn: u16,
+        from: SocketAddr,
+        d: &'a mut [u8],
+    ) -> Incoming<'a> {
+        if from != self.cfg.to {
+            return Incoming::Ignored;
+        }
+        let Ok((id, pn, plain)) = self.keys.open(d) else {
+            return Incoming::Ignored;
+        };
+        if usize::from(id) != i || !self.replay.accept(pn) {
+            return Incoming::Ignored;
+        }
+        let plain: &'a [u8] = plain;
+        if is_session(plain) {
+            return match Message::parse(plain) {
+                Ok(Message::Joined {
+                    conn: c,
+                    path: p,
+                    challenge,
+                }) if c == conn && usize::from(p) == i => Incoming::Joined(challenge),
+                _ => Incoming::Ignored,
+            };
+        }
+        match crate::guard::open(plain) {
+            Some((nonce, inner)) => {
+                self.received(nonce);
+                Incoming::Pipe(inner)
+            }
+            None => Incoming::Ignored,
+        }
     }
 
     /// Seals `inner` and sends it to the path's server.
@@ -136,24 +212,9 @@ pub fn open_path(
     poll: &Poll,
 ) -> io::Result<()> {
     let id = paths.len();
-    let long_ago = std::time::Instant::now()
-        .checked_sub(std::time::Duration::from_secs(3600))
-        .unwrap_or_else(std::time::Instant::now);
     let sock = bind(p.via, poll, id)?;
     let state = crate::batch::state(&sock)?;
-    let mut ps = PathSock {
-        cfg: p,
-        sock: Some(Sock { sock, state }),
-        heard: std::time::Instant::now(),
-        keys,
-        pn: 0,
-        replay: ReplayWindow::default(),
-        joined: false,
-        join_sent: long_ago,
-        echo: Vec::new(),
-        echo_since: std::time::Instant::now(),
-        buf: Vec::with_capacity(2048),
-    };
+    let mut ps = PathSock::new(p, Some(Sock { sock, state }), keys);
     ps.join(conn, id, std::time::Duration::ZERO);
     paths.push(ps);
     Ok(())

@@ -13,7 +13,7 @@ use radial_core::r2cp::{R2cpReceiver, TargetRate};
 use radial_core::{AppEvent, Endpoint, PathId};
 
 use super::ask::{self, ask, Offered};
-use super::paths::{drop_path, flush, on_joined, open_path, PathSock, ECHO_DELAY};
+use super::paths::{drop_path, flush, on_joined, open_path, Incoming, PathSock, ECHO_DELAY};
 use super::{
     ask_all, part_path, random_conn, writer, Control, GetConfig, GetError, PathConfig, PipeSummary,
     Progress, Summary, FAILOVER, STALL,
@@ -21,7 +21,6 @@ use super::{
 use crate::clock::Clock;
 use crate::config::r2cp_config;
 use crate::crypto::Keys;
-use crate::session::{is_session, Message};
 
 /// The keys of the connection to `to`.
 fn keys_of(offers: &[(SocketAddr, Offered)], to: SocketAddr) -> Arc<Keys> {
@@ -136,37 +135,12 @@ impl Transfer {
                 continue;
             };
             while let Ok(n @ 1..) = receiver.receive(&sock.sock, &sock.state) {
-                receiver.each(n, |from, d| {
-                    if from != path.cfg.to {
-                        return;
+                receiver.each(n, |from, d| match path.accept(i, conn, from, d) {
+                    Incoming::Joined(challenge) => joined.push((i, challenge)),
+                    Incoming::Pipe(inner) => {
+                        rx.handle_datagram(clock.now(), PathId(i as u16), inner);
                     }
-                    // Only what opens under the path's keys, on its own path
-                    // number, and was not seen before.
-                    let Ok((id, pn, plain)) = path.keys.open(d) else {
-                        return;
-                    };
-                    if usize::from(id) != i || !path.replay.accept(pn) {
-                        return;
-                    }
-                    if is_session(plain) {
-                        if let Ok(Message::Joined {
-                            conn: c,
-                            path: p,
-                            challenge,
-                        }) = Message::parse(plain)
-                        {
-                            if c == conn && usize::from(p) == i {
-                                joined.push((i, challenge));
-                            }
-                        }
-                        return;
-                    }
-                    // Pipe datagrams come in the receipt guard's envelope.
-                    let Some((nonce, inner)) = crate::guard::open(plain) else {
-                        return;
-                    };
-                    path.received(nonce);
-                    rx.handle_datagram(clock.now(), PathId(i as u16), inner);
+                    Incoming::Ignored => {}
                 });
             }
             path.sock = Some(sock);

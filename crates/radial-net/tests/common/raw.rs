@@ -25,6 +25,10 @@ pub struct Raw {
     pub received: u64,
     pub keys: Option<Keys>,
     pns: HashMap<u16, u64>,
+    /// The connection number it asked for, once connected.
+    pub conn: u16,
+    /// Its pipe's initial sequence number, once opened (for pulls).
+    pub isn: Option<SeqNum>,
 }
 
 impl Raw {
@@ -44,6 +48,8 @@ impl Raw {
             received: 0,
             keys: None,
             pns: HashMap::new(),
+            conn: 0,
+            isn: None,
         }
     }
 
@@ -204,6 +210,7 @@ impl Raw {
     /// Handshake and GET `data.bin` on connection number `conn` (asked
     /// again while the server prepares the file).
     pub fn connect(&mut self, conn: u16) {
+        self.conn = conn;
         self.handshake();
         for _ in 0..100 {
             match self.ask(conn, "data.bin") {
