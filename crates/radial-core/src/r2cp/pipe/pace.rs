@@ -49,10 +49,13 @@ impl Pipe {
     /// pace it answers.
     pub fn rtt_shown(&self, now: Instant) -> Duration {
         let queued = self.queued_given_up();
+        // Local numbers go out in time order: the oldest request still
+        // outstanding is the first.
         let oldest = self
             .outstanding
-            .values()
-            .map(|r| r.sent_at)
+            .first_key_value()
+            .map(|(_, r)| r.sent_at)
+            .into_iter()
             .chain(queued.clone().next())
             .min()
             .map_or(Duration::ZERO, |t| now.saturating_since(t));
@@ -90,15 +93,16 @@ impl Pipe {
         if latest_asked > asked {
             return None;
         }
+        // In time order (local numbers): those sent no later come first.
         let outstanding = self
             .outstanding
             .values()
-            .filter(|r| r.sent_at <= asked)
+            .take_while(|r| r.sent_at <= asked)
             .count() as u64;
         if outstanding == 0 {
             return None;
         }
-        let queued = self.queued_given_up().filter(|&t| t <= asked).count() as u64;
+        let queued = self.queued_given_up().take_while(|&t| t <= asked).count() as u64;
         let gap = self.answer_gap?.max(now.saturating_since(at));
         Some(now + gap.saturating_mul(outstanding + queued))
     }
