@@ -3,12 +3,12 @@
 # `radial serve` (encrypted, and with --insecure), side by side with quinn
 # (QUIC with its defaults: tools/bench/quinn) and the kernel's TCP (iperf3),
 # in one run.
-# Usage: tools/bench/net.sh [SIZE_MB] [REPEAT]   (default 1000 MB, 3 runs)
+# Usage: tools/bench/net.sh [SIZE_MB] [REPEAT]   (default 1000 MB, 5 runs)
 # Installs iperf3 from Debian if it is missing. Prints a Markdown table.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 size_mb=${1:-1000}
-repeat=${2:-3}
+repeat=${2:-5}
 if ! command -v iperf3 >/dev/null; then
     apt-get update -qq && apt-get install -y -qq iperf3 >/dev/null
 fi
@@ -16,7 +16,10 @@ cargo build --release -q -p radial
 cargo build --release -q --manifest-path tools/bench/quinn/Cargo.toml
 radial=target/release/radial
 quinn=tools/bench/quinn/target/release/quinn-bench
-work=$(mktemp -d)
+# In memory where there is a tmpfs: the kernel's writeback of a gigabyte of
+# output to disk, on a two-core machine, otherwise lands on whichever
+# transfer comes next.
+if [ -w /dev/shm ]; then work=$(mktemp -d -p /dev/shm); else work=$(mktemp -d); fi
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 # The server's key and the client's known servers live with the run.
 export XDG_CONFIG_HOME="$work/config"
@@ -39,10 +42,12 @@ sleep 0.5
 # One `radial get` of the file with extra flags: "Mbit/s CPU-s/GB".
 radial_run() {
     local s0 s1 t0 t1 c
+    rm -f "$work/out.bin"
     s0=$(cpu_of $srv)
     t0=$(date +%s.%N)
-    c=$( { /usr/bin/time -f '%U %S' "$radial" get "radial://127.0.0.1:$port/file.bin" \
-        --via 127.0.0.1 -o "$work/out.bin" --force "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+    /usr/bin/time -o "$work/time" -f '%U %S' "$radial" get "radial://127.0.0.1:$port/file.bin" \
+        --via 127.0.0.1 -o "$work/out.bin" --force "$@" >/dev/null 2>/dev/null
+    c=$(tail -1 "$work/time")
     t1=$(date +%s.%N)
     s1=$(cpu_of $srv)
     cmp -s "$work/files/file.bin" "$work/out.bin" || { echo "radial: file differs" >&2; exit 1; }
@@ -53,10 +58,12 @@ $(echo "($(echo "$c" | awk '{print $1 + $2}') + $s1 - $s0) / ($size_mb / 1000)" 
 # One quinn fetch of the file: "Mbit/s CPU-s/GB".
 quinn_run() {
     local s0 s1 t0 t1 c
+    rm -f "$work/quinn.bin"
     s0=$(cpu_of $qsrv)
     t0=$(date +%s.%N)
-    c=$( { /usr/bin/time -f '%U %S' "$quinn" get "127.0.0.1:$((port + 2))" "$work/cert.der" \
-        "$work/quinn.bin" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+    /usr/bin/time -o "$work/time" -f '%U %S' "$quinn" get "127.0.0.1:$((port + 2))" "$work/cert.der" \
+        "$work/quinn.bin" >/dev/null 2>/dev/null
+    c=$(tail -1 "$work/time")
     t1=$(date +%s.%N)
     s1=$(cpu_of $qsrv)
     cmp -s "$work/files/file.bin" "$work/quinn.bin" || { echo "quinn: file differs" >&2; exit 1; }
@@ -71,10 +78,20 @@ for r in $(seq "$repeat"); do
     read -r ins_mbps ins_cpu <<< "$(radial_run --insecure)"
     read -r q_mbps q_cpu <<< "$(quinn_run)"
     i0=$(cpu_of $ipf)
-    out=$( { /usr/bin/time -f '%U %S' iperf3 -c 127.0.0.1 -p $((port + 1)) -n "${size_mb}M" -J > "$work/iperf.json"; } 2>&1 | tail -1)
+    /usr/bin/time -o "$work/time" -f '%U %S' iperf3 -c 127.0.0.1 -p $((port + 1)) -n "${size_mb}M" -J > "$work/iperf.json"
+    out=$(tail -1 "$work/time")
     i1=$(cpu_of $ipf)
     ipf_mbps=$(python3 -c "import json;d=json.load(open('$work/iperf.json'));print(d['end']['sum_received']['bits_per_second']/1e6)")
     ipf_cpu=$(echo "($(echo "$out" | awk '{print $1 + $2}') + $i1 - $i0) / ($size_mb * 1.048576 / 1000)" | bc -l)
-    printf '| %d | %.0f | %.2f | %.0f | %.2f | %.0f | %.2f | %.0f | %.2f |\n' "$r" "$enc_mbps" "$enc_cpu" \
-        "$ins_mbps" "$ins_cpu" "$q_mbps" "$q_cpu" "$ipf_mbps" "$ipf_cpu"
+    row=$(printf '%.0f %.2f %.0f %.2f %.0f %.2f %.0f %.2f' "$enc_mbps" "$enc_cpu" \
+        "$ins_mbps" "$ins_cpu" "$q_mbps" "$q_cpu" "$ipf_mbps" "$ipf_cpu")
+    echo "$row" >> "$work/rows"
+    echo "| $r | ${row// / | } |"
 done
+# Each column's median over the runs.
+python3 - "$work/rows" <<'PY'
+import statistics, sys
+rows = [line.split() for line in open(sys.argv[1])]
+cols = [statistics.median(float(r[i]) for r in rows) for i in range(len(rows[0]))]
+print("| median | " + " | ".join(f"{v:.0f}" if i % 2 == 0 else f"{v:.2f}" for i, v in enumerate(cols)) + " |")
+PY

@@ -3,7 +3,7 @@
 //! system take the other core.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::thread::JoinHandle;
 
@@ -50,13 +50,13 @@ impl Writer {
                     h.update(&buf[..n]);
                 }
                 file.seek(SeekFrom::Start(held))?;
-                let mut out = BufWriter::with_capacity(1 << 20, file);
+                // Chunks come a quarter megabyte at a time: written as they
+                // are, with no buffer to copy them through.
                 for chunk in rx {
                     h.update(&chunk);
-                    out.write_all(&chunk)?;
+                    file.write_all(&chunk)?;
                     let _ = back.send(chunk);
                 }
-                out.flush()?;
                 Ok(h.finalize().into())
             })?;
         Ok(Writer {
