@@ -148,6 +148,7 @@ mod tests {
     /// path) on random graphs with leaves, chains, cycles and unreachable
     /// parts.
     #[test]
+    #[allow(clippy::needless_range_loop)] // distances indexed as in the textbook
     fn compact_table_matches_brute_force() {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut draw = |n: u64| {
