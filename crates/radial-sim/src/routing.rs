@@ -15,6 +15,8 @@ use std::collections::VecDeque;
 #[derive(Clone, Debug)]
 pub struct Routing {
     nodes: usize,
+    /// Words of 64 bits in a row of `reach`.
+    words: usize,
     /// Per node: its row in `rows` (several links out), or its one link
     /// and its row in `reach` (one link out), or nothing (no link out).
     table: Vec<Exit>,
@@ -104,6 +106,7 @@ impl Routing {
         }
         Routing {
             nodes,
+            words,
             table,
             rows,
             reach,
@@ -116,8 +119,7 @@ impl Routing {
         match self.table[node as usize] {
             Exit::None => None,
             Exit::One { link, row } => {
-                let words = self.nodes.div_ceil(64);
-                let word = self.reach[row as usize * words + dst / 64];
+                let word = self.reach[row as usize * self.words + dst / 64];
                 (word >> (dst % 64) & 1 == 1).then_some(link)
             }
             Exit::Many { row } => {
