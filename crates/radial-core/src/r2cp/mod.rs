@@ -292,31 +292,9 @@ impl R2cpReceiver {
             }
         } else {
             let rtt_of = |path: PathId| ask.rtts.iter().find(|(q, _)| *q == path).map(|(_, r)| *r);
-            // How many round trips of another pipe one of ours spans: the
-            // ratio of the smoothed round trips, but no more than that of
-            // the paths' shortest ones, so that queues of the moment on
-            // like paths do not make one pipe look ahead of the other;
-            // unless the smoothed ratio reaches SLOWED: then this pipe's
-            // path has slowed down far beyond its propagation, and it is
-            // taken as it is now.
-            let base = |q: &Pipe| q.min_rtt().map_or(1, |d| d.as_nanos().max(1));
-            let smooth = |q: &Pipe| q.rtt_shown(ask.now).as_nanos().max(1);
-            let (ours, ours_smooth) = (base(p), smooth(p));
-            let pipes = &self.pipes;
+            let (pipes, config) = (&self.pipes, &self.config);
             let ahead = |path: PathId| match pipes.iter().find(|q| q.path == path) {
-                Some(q) => Ahead {
-                    generations: {
-                        let now_ratio = ours_smooth / smooth(q);
-                        if now_ratio >= SLOWED {
-                            now_ratio
-                        } else {
-                            (ours / base(q)).min(now_ratio)
-                        }
-                    },
-                    // What a pipe asked for longer ago than its patience
-                    // allows (see `reinject`) is not waited for.
-                    given_up_before: ask.now.checked_sub(q.patience()),
-                },
+                Some(q) => ahead(p, q, ask.now, config),
                 None => Ahead::PAPER,
             };
             self.sched.send_looking_ahead(
@@ -707,5 +685,48 @@ impl Endpoint for R2cpReceiver {
             cwnd: self.pipes.iter().map(Pipe::cwnd).sum(),
             ..self.stats
         }
+    }
+}
+
+/// How the rank counts pipe `q`'s requests when pipe `p` asks.
+fn ahead(p: &Pipe, q: &Pipe, now: Instant, config: &R2cpConfig) -> Ahead {
+    // How many round trips of `q` one of `p`'s spans: the ratio of the
+    // smoothed round trips, but no more than that of the paths'
+    // shortest ones, so that queues of the moment on like paths do not
+    // make one pipe look ahead of the other; unless the smoothed ratio
+    // reaches SLOWED: then `p`'s path has slowed down far beyond its
+    // propagation, and it is taken as it is now.
+    let base = |r: &Pipe| r.min_rtt().map_or(1, |d| d.as_nanos().max(1));
+    let smooth = |r: &Pipe| r.rtt_shown(now).as_nanos().max(1);
+    let now_ratio = smooth(p) / smooth(q);
+    let generations = if now_ratio >= SLOWED {
+        now_ratio
+    } else {
+        (base(p) / base(q)).min(now_ratio)
+    };
+    // Beyond the paper, whose rank counts what `q` has outstanding (each
+    // request triggers one more per round trip): a quicker pipe held
+    // back by the receive buffer has few requests out, and that count
+    // would let a slow pipe take the segments the quick one is about to
+    // ask for, and hold the head of line behind them once the buffer
+    // opens. So a pipe at least twice as quick counts, if more, as many
+    // as its window allows: what of it is unused now, then a whole window
+    // for each further round trip of its own while `p`'s request travels
+    // (the estimate of what the fast subflow could send meanwhile, as
+    // MPTCP's BLEST scheduler makes it: Ferlin et al., IFIP Networking
+    // 2016; the window taken at most the receive buffer).
+    let could = if generations >= 2 {
+        let window = q.cwnd().min(config.rwnd_bytes());
+        let unused = window.saturating_sub(q.in_flight());
+        unused.saturating_add(window.saturating_mul(generations - 1)) / config.pipe.mss
+    } else {
+        0
+    };
+    Ahead {
+        generations,
+        // What a pipe asked for longer ago than its patience allows
+        // (see `reinject`) is not waited for.
+        given_up_before: now.checked_sub(q.patience()),
+        could,
     }
 }

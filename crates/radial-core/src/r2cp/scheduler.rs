@@ -23,6 +23,9 @@ pub struct Ahead {
     pub generations: u64,
     /// Requests sent before this are not expected to trigger any more.
     pub given_up_before: Option<Instant>,
+    /// Requests that pipe's window lets it make whose answers arrive before
+    /// the asking pipe's: at least this many are counted.
+    pub could: u64,
 }
 
 impl Ahead {
@@ -30,6 +33,7 @@ impl Ahead {
     pub const PAPER: Ahead = Ahead {
         generations: 1,
         given_up_before: None,
+        could: 0,
     };
 }
 
@@ -267,7 +271,10 @@ impl Scheduler {
                 // Nor does a request count that has waited so long its pipe
                 // is given up on (`given_up_before`: its path died and the
                 // timeout has not said so yet): the segments it would leave
-                // to that pipe are not left to it.
+                // to that pipe are not left to it. And a pipe counts at
+                // least `could`, what its window would let it ask for in
+                // that time (a pipe the buffer holds back has few requests
+                // out, not few to make).
                 let ours = now + rtt;
                 self.sent_by_path
                     .iter()
@@ -279,7 +286,7 @@ impl Scheduler {
                         let a = ahead(*p);
                         let generations = a.generations.clamp(1, MAX_GENERATIONS);
                         let from = (a.given_up_before.unwrap_or(Instant::ZERO), 0);
-                        (1..=generations)
+                        let clocked = (1..=generations)
                             .map_while(|m| {
                                 let before = ours
                                     .as_nanos()
@@ -291,7 +298,8 @@ impl Scheduler {
                                     0
                                 })
                             })
-                            .sum::<usize>()
+                            .sum::<usize>();
+                        clocked.max(a.could as usize)
                     })
                     .sum()
             }
@@ -549,12 +557,44 @@ mod tests {
         let ten = |_| Ahead {
             generations: 10,
             given_up_before: None,
+            could: 0,
         };
         assert_eq!(
             s.send_looking_ahead(ms(30), PathId(1), 0, d, rtt, ten, open()),
             Pick::Segment(40 * MSS, 41 * MSS)
         );
         assert_eq!(s.pending_len(), 36, "segments 4..40 wait for pipe 0");
+    }
+
+    #[test]
+    fn a_quick_pipe_held_back_counts_what_its_window_could_ask() {
+        // As above, but pipe 0's window could ask for 100 segments before
+        // pipe 1's answer arrives (it has only 4 out: the buffer holds it
+        // back). Those 100 go to pipe 0 first.
+        let mut s = Scheduler::new(MSS, Scheduling::Ranked);
+        let rtt = |p: PathId| Some(Duration::from_millis(if p.0 == 0 { 10 } else { 100 }));
+        for i in 0..4 {
+            s.send(ms(20), PathId(0), i, rtt(PathId(0)).unwrap(), rtt, open());
+        }
+        let d = Duration::from_millis(100);
+        let ahead = |_| Ahead {
+            generations: 10,
+            given_up_before: None,
+            could: 100,
+        };
+        assert_eq!(
+            s.send_looking_ahead(ms(30), PathId(1), 0, d, rtt, ahead, open()),
+            Pick::Segment(104 * MSS, 105 * MSS)
+        );
+        // With a buffer of 50 segments, pipe 1 freezes.
+        let short = Limits {
+            buffer_end: 50 * MSS,
+            ..open()
+        };
+        assert_eq!(
+            s.send_looking_ahead(ms(30), PathId(1), 1, d, rtt, ahead, short),
+            Pick::Freeze
+        );
     }
 
     #[test]
