@@ -56,27 +56,33 @@ fn a_slow_pipe_is_given_a_later_segment_and_the_gap_stays_pending() {
     );
 }
 
+/// Pipe 0 (10 ms) has asked for segments 0..4 at 20 ms; pipe 1 (100 ms,
+/// ten generations of pipe 0) asks at 30 ms, counting pipe 0 as at least
+/// `could` requests, within `limits`.
+fn slow_pipe_after_four_quick_requests(could: u64, limits: Limits) -> (Scheduler, Pick) {
+    let mut s = Scheduler::new(MSS, Scheduling::Ranked);
+    let rtt = |p: PathId| Some(Duration::from_millis(if p.0 == 0 { 10 } else { 100 }));
+    for i in 0..4 {
+        s.send(ms(20), PathId(0), i, rtt(PathId(0)).unwrap(), rtt, open());
+    }
+    let ahead = |_| Ahead {
+        generations: 10,
+        given_up_before: None,
+        could,
+    };
+    let d = Duration::from_millis(100);
+    let pick = s.send_looking_ahead(ms(30), PathId(1), 0, d, rtt, ahead, limits);
+    (s, pick)
+}
+
 #[test]
 fn a_much_slower_pipe_counts_every_round_trip_of_the_quick_one() {
     // As above, but pipe 1's path is ten times pipe 0's: each of pipe
     // 0's requests triggers another every 10 ms, those of the m-th
     // generation arriving by 20 + 10·(m+1) ms, before 130 ms for m =
     // 1..9. So 9 × 4 = 36 segments go to pipe 0 first.
-    let mut s = Scheduler::new(MSS, Scheduling::Ranked);
-    let rtt = |p: PathId| Some(Duration::from_millis(if p.0 == 0 { 10 } else { 100 }));
-    for i in 0..4 {
-        s.send(ms(20), PathId(0), i, rtt(PathId(0)).unwrap(), rtt, open());
-    }
-    let d = Duration::from_millis(100);
-    let ten = |_| Ahead {
-        generations: 10,
-        given_up_before: None,
-        could: 0,
-    };
-    assert_eq!(
-        s.send_looking_ahead(ms(30), PathId(1), 0, d, rtt, ten, open()),
-        Pick::Segment(40 * MSS, 41 * MSS)
-    );
+    let (s, pick) = slow_pipe_after_four_quick_requests(0, open());
+    assert_eq!(pick, Pick::Segment(40 * MSS, 41 * MSS));
     assert_eq!(s.pending_len(), 36, "segments 4..40 wait for pipe 0");
 }
 
@@ -85,30 +91,15 @@ fn a_quick_pipe_held_back_counts_what_its_window_could_ask() {
     // As above, but pipe 0's window could ask for 100 segments before
     // pipe 1's answer arrives (it has only 4 out: the buffer holds it
     // back). Those 100 go to pipe 0 first.
-    let mut s = Scheduler::new(MSS, Scheduling::Ranked);
-    let rtt = |p: PathId| Some(Duration::from_millis(if p.0 == 0 { 10 } else { 100 }));
-    for i in 0..4 {
-        s.send(ms(20), PathId(0), i, rtt(PathId(0)).unwrap(), rtt, open());
-    }
-    let d = Duration::from_millis(100);
-    let ahead = |_| Ahead {
-        generations: 10,
-        given_up_before: None,
-        could: 100,
-    };
-    assert_eq!(
-        s.send_looking_ahead(ms(30), PathId(1), 0, d, rtt, ahead, open()),
-        Pick::Segment(104 * MSS, 105 * MSS)
-    );
+    let (_, pick) = slow_pipe_after_four_quick_requests(100, open());
+    assert_eq!(pick, Pick::Segment(104 * MSS, 105 * MSS));
     // With a buffer of 50 segments, pipe 1 freezes.
     let short = Limits {
         buffer_end: 50 * MSS,
         ..open()
     };
-    assert_eq!(
-        s.send_looking_ahead(ms(30), PathId(1), 1, d, rtt, ahead, short),
-        Pick::Freeze
-    );
+    let (_, pick) = slow_pipe_after_four_quick_requests(100, short);
+    assert_eq!(pick, Pick::Freeze);
 }
 
 #[test]
