@@ -480,9 +480,13 @@ fn each_pipe_runs_the_controller_of_its_interface() {
             .max()
             .unwrap_or(0)
     };
+    // 1.30× here (6.8 against 5.2 MB). Requests paced while the pipes
+    // share the buffer spare NewReno's slow start most of its burst losses
+    // over the 50-packet queue, so the margin is less than without pacing
+    // (5.1 against 2.4 MB), though both pipes bring more.
     let (reno, hybla) = (pipe2_by("rcp"), pipe2_by("rcp-sat"));
     assert!(
-        hybla as f64 > 1.3 * reno as f64,
+        hybla as f64 > 1.2 * reno as f64,
         "pipe 2 delivered {hybla} bytes with rcp-sat against {reno} with rcp"
     );
 }

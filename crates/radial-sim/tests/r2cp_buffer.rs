@@ -14,11 +14,17 @@ fn run(text: &str) -> RunOutput {
 }
 
 /// A server S and a mobile host with one interface MH`i` per path, each a
-/// last hop of (kbit/s, one-way delay in ms, queue in packets), for
-/// `secs` seconds with a receive buffer of `window` segments. Returns the
-/// goodput of RCP on each path alone (all at once: the paths share
+/// last hop `path{i}` of (kbit/s, one-way delay in ms, queue in packets),
+/// for `secs` seconds with a receive buffer of `window` segments. Returns
+/// the goodput of RCP on each path alone (all at once: the paths share
 /// nothing) and of R²CP over all of them.
 fn alone_and_r2cp(paths: &[(u64, u64, u64)], window: u64, secs: u64) -> (Vec<f64>, f64) {
+    let (alone, r2cp) = alone_and_r2cp_run(paths, window, secs);
+    (alone, r2cp.summary.flows[0].goodput_mbps)
+}
+
+/// [`alone_and_r2cp`], with the whole R²CP run.
+fn alone_and_r2cp_run(paths: &[(u64, u64, u64)], window: u64, secs: u64) -> (Vec<f64>, RunOutput) {
     let mut text = format!(
         "[scenario]\nname = \"unlike-paths\"\nduration = \"{secs}s\"\n\
          [tcp]\npacket_size = 1000\nwindow = {window}\n\
@@ -29,7 +35,7 @@ fn alone_and_r2cp(paths: &[(u64, u64, u64)], window: u64, secs: u64) -> (Vec<f64
         text += &format!(
             "[[node]]\nname = \"BS{i}\"\n[[node]]\nname = \"MH{i}\"\n\
              [[link]]\nbetween = [\"C\", \"BS{i}\"]\nrate = \"1Gbit/s\"\ndelay = \"{}ms\"\n\
-             [[link]]\nbetween = [\"BS{i}\", \"MH{i}\"]\nrate = \"{rate}kbit/s\"\n\
+             [[link]]\nname = \"path{i}\"\nbetween = [\"BS{i}\", \"MH{i}\"]\nrate = \"{rate}kbit/s\"\n\
              delay = \"1ms\"\nqueue = {queue}\n",
             delay - 1
         );
@@ -53,7 +59,7 @@ fn alone_and_r2cp(paths: &[(u64, u64, u64)], window: u64, secs: u64) -> (Vec<f64
     let all = &r2cp.summary.flows[0];
     assert_eq!(all.corrupt_bytes, 0);
     let each = alone.summary.flows.iter().map(|f| f.goodput_mbps).collect();
-    (each, all.goodput_mbps)
+    (each, r2cp)
 }
 
 #[test]
@@ -92,5 +98,92 @@ fn a_penalised_pipe_cuts_its_window_from_what_it_had_in_flight() {
     assert!(
         r2cp >= 0.95 * ideal,
         "R²CP {r2cp:.2} Mbit/s against Ideal {ideal:.2}"
+    );
+}
+
+#[test]
+fn a_deep_queue_on_a_slow_path_does_not_hold_the_buffer() {
+    // Four paths, one of them 1 Mbit/s with a 400-packet queue (3.2 s of
+    // it), with twice the sum of the bandwidths times the largest round
+    // trip of buffer (451 segments). Each pipe's window used to fill its
+    // queue as RCP's does alone, and the rank took its round trip as its
+    // path's propagation: the deep-queued pipe held hundreds of segments
+    // of buffer for seconds and the others waited, 5.0 Mbit/s against 8.3
+    // for the paths alone. Either of two changes now prevents it: the queue
+    // cap (no pipe holds more than twice its bandwidth-delay product or its
+    // rate's share of half the buffer), and ranking each pipe by the round
+    // trip it shows, its own queue included.
+    let (alone, r2cp) = alone_and_r2cp(
+        &[
+            (1000, 100, 400),
+            (2000, 50, 100),
+            (5000, 100, 100),
+            (1000, 100, 100),
+        ],
+        451,
+        30,
+    );
+    let ideal: f64 = alone.iter().sum();
+    assert!(ideal > 8.0, "paths alone: {alone:?}");
+    assert!(
+        r2cp >= 0.95 * ideal,
+        "R²CP {r2cp:.2} Mbit/s against Ideal {ideal:.2}"
+    );
+}
+
+#[test]
+fn slow_pipes_keep_their_queues_short_beside_a_quick_one() {
+    // A 2 Mbit/s path with the 100 ms propagation round trip of the 20
+    // Mbit/s WLAN beside it, and a 50-packet queue (200 ms more), and a
+    // third at 2 Mbit/s with 300 ms and a 400-packet queue; 501 segments of
+    // buffer, twice the WLAN's bandwidth-delay product. Their windows kept
+    // their queues full, their segments came late, and the WLAN waited for
+    // them: 11.1 Mbit/s against its 13.0 alone (9.9 with the other changes
+    // but no queue cap). Held to twice its bandwidth-delay product, a slow
+    // pipe's round trip stays within twice its propagation.
+    let (alone, r2cp) = alone_and_r2cp(
+        &[(20000, 50, 50), (2000, 150, 400), (2000, 50, 50)],
+        501,
+        30,
+    );
+    assert!(alone[0] > 12.0, "WLAN alone: {:.2}", alone[0]);
+    assert!(
+        r2cp >= 0.95 * alone[0],
+        "R²CP {r2cp:.2} Mbit/s against the WLAN alone {:.2}",
+        alone[0]
+    );
+}
+
+#[test]
+fn requests_are_paced_when_the_buffer_opens_at_once() {
+    // A 10 Mbit/s path beside 2 and 5 Mbit/s ones (the last a 500 ms round
+    // trip), all with shallow queues, and twice the quick path's
+    // bandwidth-delay product of buffer. When a slow pipe's segment let the
+    // in-order point jump, the quick pipe asked for the whole opening at
+    // once, and its 50-packet queue on the way up dropped a hundred
+    // requests a run (each loss a window cut): 82 % of the path alone.
+    // Paced, its requests leave at most ten at a time.
+    let (alone, run) = alone_and_r2cp_run(
+        &[(10000, 50, 50), (2000, 100, 100), (5000, 250, 50)],
+        251,
+        30,
+    );
+    let r2cp = run.summary.flows[0].goodput_mbps;
+    assert!(alone[0] > 8.5, "quick path alone: {:.2}", alone[0]);
+    assert!(
+        r2cp >= 0.95 * alone[0],
+        "R²CP {r2cp:.2} Mbit/s against the quick path alone {:.2}",
+        alone[0]
+    );
+    let up = run
+        .summary
+        .links
+        .iter()
+        .find(|l| l.name == "path0" && l.direction == "MH0->BS0")
+        .expect("the quick path's uplink");
+    assert!(
+        up.stats.drops_queue <= 5,
+        "{} requests dropped on the way up",
+        up.stats.drops_queue
     );
 }

@@ -76,7 +76,7 @@ impl R2cpReceiver {
             blocked && ask.now + ours < due
         };
         if !quicker {
-            if holder_brings_it && theirs > ours {
+            if holder_brings_it && theirs > ours && blocked {
                 self.pipes[j].penalise(ask.now);
             }
             // Wake up when the holder's patience runs out (later, arrivals
@@ -94,7 +94,7 @@ impl R2cpReceiver {
             Some(end) => end,
             None => return false,
         };
-        if theirs > ours {
+        if theirs > ours && blocked {
             self.pipes[j].penalise(ask.now);
         }
         self.pipes[i].request(ask.now, hol, end, ask.deq);

@@ -16,6 +16,7 @@
 
 mod head_of_line;
 mod pipe;
+mod queue_cap;
 mod scheduler;
 
 use crate::cc::coupled::{increase_scale, Coupling, SubflowView};
@@ -36,10 +37,6 @@ use crate::wire::rcp::{RcpFlags, RcpHeader};
 /// on a stall while a working path is up is this plus that path's round
 /// trip.
 pub const HOL_PATIENCE: Duration = Duration::from_secs(1);
-
-/// The ratio of smoothed round trips from which a pipe is ranked as slow
-/// as it shows, whatever its path's shortest round trip.
-const SLOWED: u64 = 8;
 
 /// R²CP receiver parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,6 +226,7 @@ impl R2cpReceiver {
         // cover the whole buffer keeps the others out, a new pipe's window
         // opens at once, and a slow pipe does not tie up the buffer a quick
         // one would turn over several times meanwhile.
+        self.set_queue_caps();
         let n = self.pipes.len();
         let mut done = vec![false; n];
         loop {
@@ -253,7 +251,9 @@ impl R2cpReceiver {
             avail: p.avail.max(ask.known),
             fin: self.fin.or(p.fin),
         };
-        if !p.can_request() {
+        if !p.can_request(ask.now) {
+            self.pipes[i].note_paced(ask.now);
+            let p = &self.pipes[i];
             // The head of line overdue on a slower pipe is asked of a
             // working one even when that one's window is full (one segment
             // past it, as a fast retransmit goes): in-order delivery waits
@@ -321,6 +321,7 @@ impl R2cpReceiver {
                 }
                 let p = &mut self.pipes[i];
                 p.frozen = true;
+                p.held_back();
                 // Frozen with nothing outstanding for want of the sender's
                 // data: probe it (§5.2.2), or nothing would ever tell us it
                 // has more.
@@ -373,6 +374,9 @@ impl R2cpReceiver {
         }
         for start in r.lost {
             let held = self.buffer.holds(start);
+            if held {
+                self.pipes[i].repaired(start);
+            }
             self.sched.loss(start, path, held);
         }
     }
@@ -395,6 +399,9 @@ impl R2cpReceiver {
                 self.stats.arrivals_buffer_75 += 1;
             }
             let new = self.buffer.insert(start, payload);
+            for p in &mut self.pipes {
+                p.repaired(start);
+            }
             self.pipes[i].delivered += new;
             self.stats.duplicate_bytes += payload.len() as u64 - new;
             let answered = self.sched.recv(start).is_some();
@@ -691,19 +698,14 @@ impl Endpoint for R2cpReceiver {
 /// How the rank counts pipe `q`'s requests when pipe `p` asks.
 fn ahead(p: &Pipe, q: &Pipe, now: Instant, config: &R2cpConfig) -> Ahead {
     // How many round trips of `q` one of `p`'s spans: the ratio of the
-    // smoothed round trips, but no more than that of the paths'
-    // shortest ones, so that queues of the moment on like paths do not
-    // make one pipe look ahead of the other; unless the smoothed ratio
-    // reaches SLOWED: then `p`'s path has slowed down far beyond its
-    // propagation, and it is taken as it is now.
-    let base = |r: &Pipe| r.min_rtt().map_or(1, |d| d.as_nanos().max(1));
-    let smooth = |r: &Pipe| r.rtt_shown(now).as_nanos().max(1);
-    let now_ratio = smooth(p) / smooth(q);
-    let generations = if now_ratio >= SLOWED {
-        now_ratio
-    } else {
-        (base(p) / base(q)).min(now_ratio)
-    };
+    // round trips they show now, queues included. A pipe's own queue is
+    // as much a part of when its request comes back as its path's
+    // propagation (a 2 Mbit/s path with the round trip of a 20 Mbit/s WLAN
+    // beside it and a 50-packet queue answers 200 ms later); the queue cap
+    // (`queue_cap`) keeps that queue to about one bandwidth-delay product
+    // while others share the buffer, so the ratio does not swing with
+    // queues that would drain on their own.
+    let generations = p.rtt_shown(now).as_nanos().max(1) / q.rtt_shown(now).as_nanos().max(1);
     // Beyond the paper, whose rank counts what `q` has outstanding (each
     // request triggers one more per round trip): a quicker pipe held
     // back by the receive buffer has few requests out, and that count
@@ -716,7 +718,7 @@ fn ahead(p: &Pipe, q: &Pipe, now: Instant, config: &R2cpConfig) -> Ahead {
     // MPTCP's BLEST scheduler makes it: Ferlin et al., IFIP Networking
     // 2016; the window taken at most the receive buffer).
     let could = if generations >= 2 {
-        let window = q.cwnd().min(config.rwnd_bytes());
+        let window = q.window().min(config.rwnd_bytes());
         let unused = window.saturating_sub(q.in_flight());
         unused.saturating_add(window.saturating_mul(generations - 1)) / config.pipe.mss
     } else {

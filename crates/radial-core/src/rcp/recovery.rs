@@ -33,6 +33,11 @@ impl Recovery {
         self.after_timeout = true;
     }
 
+    /// Where the running episode ends, if one runs.
+    pub fn point(&self) -> Option<u64> {
+        self.point
+    }
+
     /// True when arrivals may grow the window: no episode, or one begun on
     /// a timeout (slow start).
     pub fn window_grows(&self) -> bool {

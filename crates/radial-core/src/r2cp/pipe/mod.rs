@@ -7,19 +7,24 @@
 //! one segment in pull mode and its pull id is its local number plus one,
 //! so an arriving DATA segment names the request it answers.
 
+mod episode;
 mod outage;
 mod pace;
+mod pacer;
+mod rate;
 
 use std::collections::{BTreeMap, VecDeque};
 
 use crate::cc::coupled::LossIntervals;
 use crate::cc::{Controller, LossCause};
 use crate::endpoint::PathId;
-use crate::rcp::{count_later_arrival, Hole, RcpConfig, Recovery};
+use crate::rcp::{count_later_arrival, Hole, RcpConfig};
 use crate::rtt::RttEstimator;
 use crate::seq::SeqNum;
 use crate::time::{Duration, Instant};
 use crate::wire::rcp::{PullBlock, RcpFlags, RcpHeader, RECENT_PULLS};
+use episode::Episode;
+use pacer::{Pace, Pacer};
 
 /// How many requests deemed lost a pipe remembers for late samples.
 const GIVEN_UP: usize = 256;
@@ -41,6 +46,8 @@ struct LocalRequest {
     sent_at: Instant,
     /// Arrivals of later requests of this pipe since.
     later: u32,
+    /// The pipe's delivery state when it left.
+    snap: rate::Snapshot,
 }
 
 impl Hole for LocalRequest {
@@ -84,10 +91,8 @@ pub struct Pipe {
     given_up: BTreeMap<u64, Instant>,
     in_flight: u64,
     next_local: u64,
-    /// Loss recovery lasts until no request from before the local number
-    /// it began at is outstanding; no second window cut for losses among
-    /// them.
-    recovery: Recovery,
+    /// The loss-recovery episode: one window cut per window of losses.
+    recovery: Episode,
     /// The retransmission timer expired and nothing has arrived since: the
     /// path may be blacked out (pTCP §4.1 (3)).
     blackout: bool,
@@ -143,6 +148,16 @@ pub struct Pipe {
     pub timeouts: u64,
     /// Loss-recovery episodes.
     pub recoveries: u64,
+    /// How fast the path delivers.
+    rate: rate::DeliveryRate,
+    /// The pace of its requests while it shares the buffer.
+    pacer: Pacer,
+    /// The pace lets the pipe ask again then.
+    pace_deadline: Option<Instant>,
+    /// At most this many bytes outstanding whatever the window: the
+    /// engine's share of the receive buffer for the pipe while others
+    /// share it (see `R2cpReceiver`'s queue cap).
+    pub queue_cap: Option<u64>,
 }
 
 impl Pipe {
@@ -162,7 +177,7 @@ impl Pipe {
             given_up: BTreeMap::new(),
             in_flight: 0,
             next_local: 0,
-            recovery: Recovery::default(),
+            recovery: Episode::default(),
             blackout: false,
             outage_cwnd: None,
             expiries: 0,
@@ -189,6 +204,10 @@ impl Pipe {
             intervals: LossIntervals::default(),
             timeouts: 0,
             recoveries: 0,
+            rate: rate::DeliveryRate::new(),
+            pacer: Pacer::new(),
+            pace_deadline: None,
+            queue_cap: None,
             config,
         }
     }
@@ -244,9 +263,36 @@ impl Pipe {
         }
     }
 
+    /// The engine had nothing this pipe could ask for although its window
+    /// had room (the receive buffer or the senders held it back): its
+    /// delivery-rate samples are app-limited until what it has out now is
+    /// answered.
+    pub fn held_back(&mut self) {
+        self.rate.on_app_limited(self.in_flight);
+    }
+
     /// The congestion window in bytes.
     pub fn cwnd(&self) -> u64 {
         self.cc.window().cwnd
+    }
+
+    /// What the pipe may have outstanding: its congestion window, or the
+    /// engine's cap on it ([`Pipe::queue_cap`]) if lower.
+    pub fn window(&self) -> u64 {
+        let cwnd = self.cwnd();
+        self.queue_cap.map_or(cwnd, |c| cwnd.min(c))
+    }
+
+    /// The highest delivery rate of the pipe's last ten round trips, in
+    /// bytes per second (0 before a sample).
+    pub fn delivery_rate(&self) -> u64 {
+        self.rate.max_rate()
+    }
+
+    /// The bandwidth-delay product of the pipe's path: its highest recent
+    /// delivery rate over its shortest round trip (`None` before samples).
+    pub fn bdp(&self) -> Option<u64> {
+        self.rtt.min_rtt().and_then(|m| self.rate.bdp(m))
     }
 
     /// The smoothed round trip, once sampled.
@@ -310,13 +356,45 @@ impl Pipe {
     }
 
     /// May the pipe request one more segment now?
-    pub fn can_request(&self) -> bool {
+    pub fn can_request(&self, now: Instant) -> bool {
         self.state == PipeState::Established
             && !self.frozen
             && !self.draining
             && !self.suspended
             && self.probe_deadline.is_none()
-            && (self.fast_retransmit || self.in_flight + self.config.mss <= self.cwnd())
+            && (self.fast_retransmit || (self.window_has_room() && self.paced(now)))
+    }
+
+    fn window_has_room(&self) -> bool {
+        self.in_flight + self.config.mss <= self.window()
+    }
+
+    /// The pace of the pipe's requests while it shares the receive buffer
+    /// (see [`pacer`]): none alone, or before a round trip is measured.
+    fn pace(&self) -> Option<Pace> {
+        let srtt = self.queue_cap.and(self.rtt.srtt())?;
+        let w = self.cc.window();
+        Some(Pace::of_window(
+            self.window(),
+            srtt,
+            w.cwnd < w.ssthresh,
+            self.config.mss,
+        ))
+    }
+
+    fn paced(&self, now: Instant) -> bool {
+        self.pace()
+            .is_none_or(|pace| self.pacer.ready(now, pace, self.config.mss))
+    }
+
+    /// The pipe has room in its window but its pace holds it back: it asks
+    /// again when the pace lets it ([`Pipe::poll_timeout`]).
+    pub fn note_paced(&mut self, now: Instant) {
+        if let Some(pace) = self.pace() {
+            if self.window_has_room() && !self.pacer.ready(now, pace, self.config.mss) {
+                self.pace_deadline = Some(self.pacer.ready_at(now, pace, self.config.mss));
+            }
+        }
     }
 
     /// Sends the request for global `[start, end)` bound by the engine, as a
@@ -326,8 +404,13 @@ impl Pipe {
         self.fast_retransmit = false;
         self.persist_deadline = None;
         self.deq = deq;
+        match self.pace() {
+            Some(pace) => self.pacer.spend(now, pace, end - start),
+            None => self.pacer.reset(),
+        }
         let local = self.next_local;
         self.next_local += 1;
+        let snap = self.rate.on_send(now, self.in_flight);
         self.outstanding.insert(
             local,
             LocalRequest {
@@ -335,6 +418,7 @@ impl Pipe {
                 end,
                 sent_at: now,
                 later: 0,
+                snap,
             },
         );
         self.in_flight += end - start;
@@ -435,6 +519,9 @@ impl Pipe {
         let len = r.end - r.start;
         self.in_flight -= len;
         self.intervals.on_delivered(len);
+        let sample = now - r.sent_at;
+        let min_rtt = self.rtt.min_rtt().map_or(sample, |m| m.min(sample));
+        self.rate.on_answer(now, len, r.sent_at, r.snap, min_rtt);
         self.note_answer(now, r.sent_at, local);
         self.answered_late = false;
         self.heard();
@@ -446,14 +533,11 @@ impl Pipe {
         } else {
             Some(now + self.timer())
         };
-        // Recovery lasts until nothing requested before it began is still
-        // outstanding: every hole of that window belongs to the one cut, as
-        // NewReno's `recover` (RFC 6582 §3.2) and the RCP receiver's, which
-        // waits for in-order delivery to pass the same point. A re-request
-        // answered early does not end it.
-        let outstanding = &self.outstanding;
-        self.recovery
-            .end_when(|rec| outstanding.range(..rec).next().is_none());
+        // The episode lasts until nothing requested before it began is
+        // still outstanding, and as long as RCP's would on this path (see
+        // `episode`): every hole of that window belongs to the one cut. A
+        // re-request answered early does not end it.
+        self.recovery.end_if_over(now, &self.outstanding);
         // §3.3.3: growth per arrival that advances the pipe in order.
         let in_order = self.outstanding.range(..local).next().is_none();
         if in_order && self.recovery.window_grows() {
@@ -474,15 +558,22 @@ impl Pipe {
                 // what the path carried, and a congestion cut on top of
                 // it would quarter the rate (a satellite pipe beside a
                 // 2 Mbit/s one: 1.7 Mbit/s against 2.5 alone).
-                let in_use = self.cwnd().max(flight).min(self.config.rwnd_bytes());
+                let in_use = self.window().max(flight).min(self.config.rwnd_bytes());
                 self.cc.on_loss(now, LossCause::Congestion, in_use);
                 self.recovery.on_holes(self.next_local);
                 self.fast_retransmit = true;
                 self.recoveries += 1;
                 self.intervals.on_loss();
             }
+            self.recovery.lost(l, req.start, now, self.rtt_estimate());
         }
         report
+    }
+
+    /// The segment at global `start` arrived, by whichever pipe: it no
+    /// longer holds this pipe's recovery open.
+    pub fn repaired(&mut self, start: u64) {
+        self.recovery.repaired(start);
     }
 
     /// The host's wireless link lost the data answering pull `id` (an
@@ -544,6 +635,7 @@ impl Pipe {
             self.handshake_deadline,
             self.persist_deadline,
             self.probe_deadline,
+            self.pace_deadline,
         ]
         .into_iter()
         .flatten()
@@ -564,11 +656,11 @@ impl Pipe {
             self.timeouts += 1;
             self.intervals.on_loss();
             if !self.blackout {
-                self.outage_cwnd = Some(self.cwnd());
+                self.outage_cwnd = Some(self.window());
                 self.expiries = 0;
             }
             self.expiries += 1;
-            let in_use = self.cwnd().min(self.config.rwnd_bytes());
+            let in_use = self.window().min(self.config.rwnd_bytes());
             self.cc.on_loss(now, LossCause::Timeout, in_use);
             self.rtt.back_off();
             report.lost = self.outstanding.values().map(|r| r.start).collect();
@@ -580,6 +672,9 @@ impl Pipe {
             self.blackout = true;
             self.fast_retransmit = true;
             // Re-armed by the next request, backed off.
+        }
+        if self.pace_deadline.is_some_and(|d| d <= now) {
+            self.pace_deadline = None;
         }
         if self.persist_deadline.is_some_and(|d| d <= now) {
             self.persist_deadline = None;
@@ -611,6 +706,7 @@ impl Pipe {
         self.handshake_deadline = None;
         self.persist_deadline = None;
         self.probe_deadline = None;
+        self.pace_deadline = None;
     }
 
     /// The next datagram header to send.

@@ -63,7 +63,7 @@ impl Pipe {
         }
         self.suspended = true;
         if self.state == PipeState::Established && !self.blackout {
-            self.outage_cwnd = Some(self.cwnd());
+            self.outage_cwnd = Some(self.window());
         }
         report.lost = self.outstanding.values().map(|r| r.start).collect();
         self.outstanding.clear();
@@ -74,6 +74,7 @@ impl Pipe {
         self.handshake_deadline = None;
         self.persist_deadline = None;
         self.probe_deadline = None;
+        self.pace_deadline = None;
         self.out.clear();
         report
     }
@@ -116,7 +117,7 @@ impl Pipe {
             return false;
         }
         self.penalised_at = Some(now);
-        let cwnd = self.cwnd();
+        let cwnd = self.window();
         self.cc.restart(cwnd / 2, cwnd);
         true
     }

@@ -37,10 +37,38 @@ impl Pipe {
         self.rtt.min_rtt()
     }
 
-    /// The round trip the pipe shows now: its estimate, or, when its
-    /// oldest outstanding request has waited longer, that wait. A path that
-    /// slowed down or died looks so at once, not once late samples have
-    /// moved the smoothed estimate.
+    /// The round trip a request sent now should take: what the pipe has
+    /// outstanding, and this request, at the highest rate its path has
+    /// delivered lately, but no less than the path's shortest round trip;
+    /// the smoothed round trip before the rate is measured.
+    ///
+    /// Beyond the paper, whose rank takes the smoothed RTT. On a saturated
+    /// path a request waits behind what the pipe has outstanding (Little's
+    /// law: the flight over the rate is the round trip), so this follows a
+    /// pipe's own queue as it grows or drains, where the smoothed RTT lags
+    /// it by a round trip. It matters when the queue cap (see
+    /// `R2cpReceiver::set_queue_caps`) drains a pipe's queue at once: a
+    /// pipe that had the path to itself for a while and a new one joins;
+    /// ranked by its smoothed RTT, the old pipe's segments were placed as
+    /// if its queue were still there, arrived early, and delivery waited
+    /// for the new pipe's.
+    pub fn rtt_expected(&self) -> Duration {
+        let rate = self.rate.max_rate();
+        match self.rtt.min_rtt() {
+            Some(min) if rate > 0 => {
+                let bytes = u128::from(self.in_flight + self.config.mss);
+                let drain = bytes * 1_000_000_000 / u128::from(rate);
+                min.max(Duration::from_nanos(drain.min(u128::from(u64::MAX)) as u64))
+            }
+            _ => self.rtt_estimate(),
+        }
+    }
+
+    /// The round trip the pipe shows now: what a request sent now should
+    /// take ([`Pipe::rtt_expected`]), or, when its oldest outstanding
+    /// request has waited longer, that wait. A path that slowed down or
+    /// died looks so at once, not once late samples have moved the
+    /// smoothed estimate.
     ///
     /// Requests given up on count too while they may still be queued on
     /// the path (see [`Pipe::queued_given_up`]): a path that slowed down
@@ -63,7 +91,8 @@ impl Pipe {
             (0, _) | (_, None) => Duration::ZERO,
             (n, Some(gap)) => gap.saturating_mul((n + self.outstanding.len() + 1) as u64),
         };
-        self.rtt_estimate().max(oldest).max(behind)
+        let base = self.rtt_expected();
+        base.max(oldest).max(behind)
     }
 
     /// When the requests given up on that may still be queued on the path

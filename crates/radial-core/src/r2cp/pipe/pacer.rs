@@ -1,0 +1,163 @@
+//! Pacing of a pipe's requests (beyond the R²CP paper): a token bucket
+//! that lets the pipe ask at a multiple of its window per round trip, with
+//! bursts of a few segments.
+//!
+//! A pipe's requests are clocked by its arrivals, one or two per answer,
+//! except when the receive buffer opens all at once: the head of line
+//! arrives after holding the buffer shut, and a pipe whose window has room
+//! sends every request the opening allows in one turn. Runs of a hundred
+//! requests and more then leave back to back; a 50-packet queue on the way
+//! up drops most of them, each loss cuts the pipe's window, and the data
+//! answering the rest arrives as one burst too. RCP on one path asks for
+//! the same opening with one cumulative request, and its sender sends the
+//! burst. Paced, the opening is asked for over part of a round trip.
+//!
+//! The rate is Linux's (`tcp_update_pacing_rate`): the window over the
+//! smoothed round trip, times 2 in slow start (`tcp_pacing_ss_ratio`) and
+//! 1.2 after (`tcp_pacing_ca_ratio`). The bucket holds [`BURST`] segments,
+//! or more if the pace fills them faster than [`BURST_TIME`]: a driver that
+//! wakes once a millisecond still keeps a fast path busy.
+
+use crate::time::{Duration, Instant};
+
+/// Segments a pipe may always send back to back (the initial window).
+pub(super) const BURST: u64 = 10;
+
+/// The bucket holds at least this long of requests at the pacing rate.
+const BURST_TIME: Duration = Duration::from_millis(2);
+
+/// A token bucket of request bytes.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pacer {
+    /// Bytes that may be asked for now, as of `at` (`None`: a full bucket).
+    tokens: Option<(u64, Instant)>,
+}
+
+/// A pace: bytes per second and the bucket's depth in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Pace {
+    pub rate: u64,
+    pub depth: u64,
+}
+
+/// The multiple of window over round trip a pipe in slow start asks at
+/// (Linux's `tcp_pacing_ss_ratio`, 200 %).
+const SLOW_START_RATIO: (u128, u128) = (2, 1);
+
+/// The same after slow start (`tcp_pacing_ca_ratio`, 120 %).
+const AVOIDANCE_RATIO: (u128, u128) = (6, 5);
+
+impl Pace {
+    /// The pace of a pipe whose window is `window` bytes over a smoothed
+    /// round trip `srtt`, in slow start or not, asking `mss`-byte segments.
+    pub(super) fn of_window(window: u64, srtt: Duration, slow_start: bool, mss: u64) -> Self {
+        let (num, den) = if slow_start {
+            SLOW_START_RATIO
+        } else {
+            AVOIDANCE_RATIO
+        };
+        let rate =
+            u128::from(window) * num * 1_000_000_000 / (den * u128::from(srtt.as_nanos().max(1)));
+        Pace::new(rate.min(u128::from(u64::MAX)) as u64, mss)
+    }
+
+    /// `rate` bytes per second, with a bucket of at least `BURST` segments
+    /// of `mss` bytes.
+    pub(super) fn new(rate: u64, mss: u64) -> Self {
+        let timed = u128::from(rate) * u128::from(BURST_TIME.as_nanos()) / 1_000_000_000;
+        Pace {
+            rate: rate.max(1),
+            depth: (BURST * mss).max(timed as u64),
+        }
+    }
+}
+
+impl Pacer {
+    pub(super) fn new() -> Self {
+        Pacer { tokens: None }
+    }
+
+    /// The tokens at `now`.
+    fn available(&self, now: Instant, pace: Pace) -> u64 {
+        match self.tokens {
+            None => pace.depth,
+            Some((tokens, at)) => {
+                let gained = u128::from(now.saturating_since(at).as_nanos())
+                    * u128::from(pace.rate)
+                    / 1_000_000_000;
+                (u128::from(tokens) + gained).min(u128::from(pace.depth)) as u64
+            }
+        }
+    }
+
+    /// May `bytes` be asked for at `now`?
+    pub(super) fn ready(&self, now: Instant, pace: Pace, bytes: u64) -> bool {
+        self.available(now, pace) >= bytes
+    }
+
+    /// `bytes` were asked for at `now` (the bucket may go below zero by what
+    /// was asked for without pacing: it is then empty).
+    pub(super) fn spend(&mut self, now: Instant, pace: Pace, bytes: u64) {
+        let left = self.available(now, pace).saturating_sub(bytes);
+        self.tokens = Some((left, now));
+    }
+
+    /// When `bytes` may be asked for, at the earliest.
+    pub(super) fn ready_at(&self, now: Instant, pace: Pace, bytes: u64) -> Instant {
+        let have = self.available(now, pace);
+        let short = bytes.saturating_sub(have);
+        let ns = (u128::from(short) * 1_000_000_000).div_ceil(u128::from(pace.rate));
+        now + Duration::from_nanos(ns.min(u128::from(u64::MAX)) as u64)
+    }
+
+    /// Forgets the bucket's state: the next request finds it full (the pipe
+    /// stops being paced, or starts afresh).
+    pub(super) fn reset(&mut self) {
+        self.tokens = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: u64) -> Instant {
+        Instant::from_nanos(v * 1_000_000)
+    }
+
+    #[test]
+    fn a_full_bucket_lets_a_burst_go_then_paces_the_rest() {
+        // 1 MB/s: one 1000-byte segment per millisecond, ten at once.
+        let pace = Pace::new(1_000_000, 1000);
+        assert_eq!(pace.depth, 10_000);
+        let mut p = Pacer::new();
+        let mut sent = 0;
+        while p.ready(ms(0), pace, 1000) {
+            p.spend(ms(0), pace, 1000);
+            sent += 1;
+        }
+        assert_eq!(sent, 10);
+        assert_eq!(p.ready_at(ms(0), pace, 1000), ms(1));
+        assert!(!p.ready(Instant::from_nanos(999_999), pace, 1000));
+        assert!(p.ready(ms(1), pace, 1000));
+        // Idle for a second: the bucket holds ten segments, not a thousand.
+        p.spend(ms(1), pace, 1000);
+        assert_eq!(p.available(ms(1_001), pace), 10_000);
+    }
+
+    #[test]
+    fn the_pace_is_linux_s_multiple_of_the_window_per_round_trip() {
+        // 100 segments per 100 ms: 1 MB/s; twice that in slow start, 1.2
+        // times after.
+        let srtt = Duration::from_millis(100);
+        assert_eq!(Pace::of_window(100_000, srtt, true, 1000).rate, 2_000_000);
+        assert_eq!(Pace::of_window(100_000, srtt, false, 1000).rate, 1_200_000);
+    }
+
+    #[test]
+    fn a_fast_pace_holds_two_milliseconds_of_requests() {
+        // 100 MB/s: 200 kB in 2 ms.
+        let pace = Pace::new(100_000_000, 1000);
+        assert_eq!(pace.depth, 200_000);
+    }
+}
