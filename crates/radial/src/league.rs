@@ -438,18 +438,19 @@ const NOTES: &str = "\
 **Where and why R²CP loses to MPTCP.** Only at the small buffers (a \
 quarter of 2 × Σ bandwidth × the largest round trip), where pTCP leads \
 both of them on two 20 Mbit/s paths (82 % of Ideal against MPTCP's 71 % \
-and R²CP's 56 %). The cost table shows what differs there: `r2cp` times \
-out two to four times per run on the Figure 9 grids and on the two \
-20 Mbit/s paths, where the sender-side engines time out about once and \
-`r2cp-s` never. R²CP's ranked requests (a pipe asks for the k-th pending \
-segment, k counting what the other pipes will ask for before its data \
-arrives) let requests reach past a small buffer's free space, where \
-first-come-first-served `r2cp-s` and the sender-side engines stay within \
-the window the receiver has free; which of those timeouts the rank causes \
-is not traced yet. At 2 × Σ bandwidth × RTT and above, `r2cp` is at Ideal \
-on every grid and leads most over the three paths with Gilbert-Elliott \
-channels, where MPTCP's subflows and pTCP's pipes time out 21 to 26 times \
-per run against R²CP's pipes' 3 to 5.\n\n\
+and R²CP's 53 %). R²CP's pipes no longer time out there (none per run on \
+the Figure 9 grids and on the two 20 Mbit/s paths, where they timed out \
+two to four times before the queue cap and the paced requests, \
+docs/protocols.md); what is left is a choice. The rank freezes the slow \
+pipe whenever its segment would land past what the quick pipe fetches \
+while that segment travels (R²CP's guard against running below its best \
+path), so with a buffer a quarter of what both paths need R²CP runs on \
+little more than the quick path, where the sender-side engines take a \
+share of the slow path at the price of some head-of-line blocking. At \
+2 × Σ bandwidth × RTT and above, `r2cp` is at Ideal on every grid and \
+leads most over the three paths with Gilbert-Elliott channels, where \
+MPTCP's subflows and pTCP's pipes time out 21 to 26 times per run against \
+R²CP's pipes' 2.\n\n\
 **Other things the table shows.** `apps` leads at the smallest buffers \
 because each of its RCP connections has a receive buffer of the full size \
 and the application's resequencing buffer is a third: it holds up to three \
@@ -461,17 +462,19 @@ window from the path with the largest window (the 120 ms one) to the \
 presumed best path (the largest ℓ / rtt², the 20 ms one), which its own \
 link already fills. At the large buffers `r2cp-coupled` is within 2 % of `r2cp` on two paths \
 and on Figure 9(b)'s grid (and at Ideal on both Figure 9 grids with the \
-paper's 256 segments, docs/results/r2cp.md), but at 82 % over the three \
+paper's 256 segments, docs/results/r2cp.md), but at 80 % over the three \
 lossy paths: LIA moves traffic away from the paths that lose more, by \
 design (RFC 6356's third goal), which on disjoint paths leaves capacity \
 unused.\n\n\
-**PRISM.** It leads on Figure 9(a)'s grid with 75 segments (100 % of \
-Ideal, `r2cp` 87.5 %) and on Figure 9(b)'s with 105 (99 %, `r2cp` 74 %), \
-and is level with `r2cp` at 19 segments: one sender window over both \
-paths, given to them by ADAS in proportion to their bandwidth, brings the \
-segments nearly in order, so the receive buffer never waits behind a slow \
-path's head of line, and it had no timeout there. That is where R²CP \
-loses to it, for the same reason as to MPTCP (the timeouts above). PRISM \
+**PRISM.** It leads on Figure 9(b)'s grid with 105 segments (99 % of \
+Ideal, `r2cp` 79 %) and on Figure 9(a)'s with 19 (69 %, `r2cp` 61 %), and \
+is level with `r2cp` on Figure 9(a)'s with 75 (100 %): one sender window \
+over both paths, given to them by ADAS in proportion to their bandwidth, \
+brings the segments nearly in order, so the receive buffer never waits \
+behind a slow path's head of line, and it had no timeout there. R²CP \
+loses to it there for the reason it loses to MPTCP: with a buffer that \
+short, its rank keeps the slow pipe frozen rather than hold up the quick \
+one. PRISM \
 falls behind wherever one window is the wrong tool: 86 % on two \
 20 Mbit/s paths (a single Reno-like sawtooth across both paths, cut by a \
 quarter at each loss on a 100-packet queue and regrown one segment per \
