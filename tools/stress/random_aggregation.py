@@ -16,7 +16,7 @@ seeds, and compares the means with the two goodput criteria:
   least twice the sum of the bandwidths times the largest round trip.
 
 Usage: tools/stress/random_aggregation.py [--seed N] [--cases N] [--runs N]
-  [--duration S] [--radial PATH]
+  [--duration S] [--jobs N] [--radial PATH]
 Prints one Markdown row per case; a case below a criterion it is held to is
 marked. The same seed draws the same cases.
 """
@@ -27,6 +27,7 @@ import os
 import random
 import subprocess
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 KINDS = {
     # kind: (rates in kbit/s, one-way delays in ms)
@@ -110,15 +111,83 @@ def run(radial, work, text, seed):
         return json.load(f)["flows"]
 
 
+def draw_case(rng):
+    """One case: its paths and which buffer rule it takes."""
+    paths = draw_paths(rng)
+    return paths, rng.choice(["best", "largest", "sum"])
+
+
+def evaluate(a, number, paths, choice):
+    """Runs one case and returns its Markdown row and whether it held every
+    criterion it is held to (None when it is held to none)."""
+    bdp = [p["rate"] / 8 * 2 * p["delay"] / 1000 for p in paths]  # segments
+    largest_rtt = max(2 * p["delay"] for p in paths) / 1000
+    sum_buffer = 2 * sum(p["rate"] / 8 for p in paths) * largest_rtt
+    seeds = range(1, a.runs + 1)
+    with tempfile.TemporaryDirectory() as work:
+        # The best path is the one whose RCP alone goes fastest.
+        alone = [
+            run(a.radial, work, scenario(paths, 100000, "alone", a.duration), s)
+            for s in seeds
+        ]
+        mean = [
+            sum(r[i]["goodput_mbps"] for r in alone) / len(alone)
+            for i in range(len(paths))
+        ]
+        best = max(range(len(paths)), key=lambda i: mean[i])
+        window = {
+            "best": max(4, int(2 * bdp[best]) + 1),
+            "largest": int(4 * max(bdp)) + 1,
+            "sum": int(sum_buffer) + 1,
+        }[choice]
+        alone = [
+            run(a.radial, work, scenario(paths, window, "alone", a.duration), s)
+            for s in seeds
+        ]
+        agg = [
+            run(a.radial, work, scenario(paths, window, "aggregate", a.duration), s)[0]
+            for s in seeds
+        ]
+    per_path = [
+        sum(r[i]["goodput_mbps"] for r in alone) / len(alone) for i in range(len(paths))
+    ]
+    best_g = max(per_path)
+    best = per_path.index(best_g)
+    ideal = sum(per_path)
+    g = sum(f["goodput_mbps"] for f in agg) / len(agg)
+    gap = max(f["max_delivery_gap_s"] for f in agg)
+    verdict = []
+    if window >= 2 * bdp[best]:
+        verdict.append("best: " + ("holds" if g >= 0.95 * best_g else "**fails**"))
+    if window >= sum_buffer:
+        verdict.append("Ideal: " + ("holds" if g >= 0.95 * ideal else "**fails**"))
+    held = None if not verdict else not any("fails" in v for v in verdict)
+    desc = ", ".join(
+        f'{p["rate"]}/{p["delay"]}/{p["queue"]}{"/GE" if p["ge"] else ""}' for p in paths
+    )
+    row = (
+        f"| {number} | {desc} | {window} | {g:.2f} | {best_g:.2f} | {g / best_g:.0%} "
+        f"| {ideal:.2f} | {g / ideal:.0%} | {gap:.2f} | {'; '.join(verdict) or '—'} |"
+    )
+    return row, held
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=1, help="draws the cases")
     ap.add_argument("--cases", type=int, default=20)
     ap.add_argument("--runs", type=int, default=3, help="simulation seeds per case")
     ap.add_argument("--duration", type=int, default=60, help="simulated seconds")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="cases run at once (default: one per CPU)")
     ap.add_argument("--radial", default="target/release/radial")
     a = ap.parse_args()
+    if a.jobs < 1 or a.cases < 0 or a.runs < 1 or a.duration < 1:
+        ap.error("--jobs, --runs and --duration must be at least 1, --cases at least 0")
     rng = random.Random(a.seed)
+    # Every case is drawn first, in order, so a seed draws the same cases
+    # however many run at once.
+    cases = [draw_case(rng) for _ in range(a.cases)]
     print(
         "| case | paths (kbit/s, one-way ms, queue, bursty loss) | buffer (segments) "
         "| R²CP (Mbit/s) | best alone | R²CP / best | Ideal | R²CP / Ideal "
@@ -126,64 +195,14 @@ def main():
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     held, failed = 0, 0
-    with tempfile.TemporaryDirectory() as work:
-        for c in range(a.cases):
-            paths = draw_paths(rng)
-            bdp = [p["rate"] / 8 * 2 * p["delay"] / 1000 for p in paths]  # segments
-            largest_rtt = max(2 * p["delay"] for p in paths) / 1000
-            sum_buffer = 2 * sum(p["rate"] / 8 for p in paths) * largest_rtt
-            choice = rng.choice(["best", "largest", "sum"])
-            seeds = range(1, a.runs + 1)
-            # The best path is the one whose RCP alone goes fastest.
-            alone = [
-                run(a.radial, work, scenario(paths, 100000, "alone", a.duration), s)
-                for s in seeds
-            ]
-            mean = [
-                sum(r[i]["goodput_mbps"] for r in alone) / len(alone)
-                for i in range(len(paths))
-            ]
-            best = max(range(len(paths)), key=lambda i: mean[i])
-            window = {
-                "best": max(4, int(2 * bdp[best]) + 1),
-                "largest": int(4 * max(bdp)) + 1,
-                "sum": int(sum_buffer) + 1,
-            }[choice]
-            alone = [
-                run(a.radial, work, scenario(paths, window, "alone", a.duration), s)
-                for s in seeds
-            ]
-            agg = [
-                run(a.radial, work, scenario(paths, window, "aggregate", a.duration), s)[0]
-                for s in seeds
-            ]
-            per_path = [
-                sum(r[i]["goodput_mbps"] for r in alone) / len(alone)
-                for i in range(len(paths))
-            ]
-            best_g = max(per_path)
-            best = per_path.index(best_g)
-            ideal = sum(per_path)
-            g = sum(f["goodput_mbps"] for f in agg) / len(agg)
-            gap = max(f["max_delivery_gap_s"] for f in agg)
-            verdict = []
-            if window >= 2 * bdp[best]:
-                verdict.append("best: " + ("holds" if g >= 0.95 * best_g else "**fails**"))
-            if window >= sum_buffer:
-                verdict.append("Ideal: " + ("holds" if g >= 0.95 * ideal else "**fails**"))
-            if any("fails" in v for v in verdict):
-                failed += 1
-            elif verdict:
+    with ThreadPoolExecutor(max_workers=a.jobs) as pool:
+        rows = pool.map(lambda c: evaluate(a, c[0], *c[1]), enumerate(cases))
+        for row, ok in rows:
+            print(row, flush=True)
+            if ok is True:
                 held += 1
-            desc = ", ".join(
-                f'{p["rate"]}/{p["delay"]}/{p["queue"]}{"/GE" if p["ge"] else ""}'
-                for p in paths
-            )
-            print(
-                f"| {c} | {desc} | {window} | {g:.2f} | {best_g:.2f} | {g / best_g:.0%} "
-                f"| {ideal:.2f} | {g / ideal:.0%} | {gap:.2f} | {'; '.join(verdict) or '—'} |",
-                flush=True,
-            )
+            elif ok is False:
+                failed += 1
     print(f"\n{held} cases hold every criterion they are held to, {failed} fail one.")
 
 
