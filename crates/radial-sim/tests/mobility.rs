@@ -717,6 +717,95 @@ fn blackouts_a_slowed_replica_and_a_channel_stuck_bad_with_redundant_striping() 
 }
 
 #[test]
+fn a_head_of_line_re_requested_on_a_lossy_pipe_is_backed_up_on_another() {
+    // The head of line's request went out on a path whose channel then
+    // turned bad for good; a second later it was re-requested on the
+    // quickest working pipe, whose random loss took it too, and delivery
+    // waited a second patience: 2.44 s of stall against a bound of 2.35.
+    // Asked of a second pipe as well when it is overdue, 1.46 s.
+    let mut stuck = path(11161, 235, 93, 0.0094, Fate::StuckBad { good_ms: 3557 });
+    stuck.close = Some(2570);
+    let mut lossy = path(5001, 132, 62, 0.0193, Fate::StuckBad { good_ms: 4420 });
+    lossy.close = Some(8866);
+    counter_example_striped(
+        vec![
+            path(14075, 208, 47, 0.0, Fate::Calm),
+            replica(
+                path(
+                    19366,
+                    103,
+                    99,
+                    0.0010,
+                    Fate::Storm {
+                        at: 1488,
+                        period: 1923,
+                        signal: false,
+                    },
+                ),
+                5200,
+                None,
+            ),
+            stuck,
+            lossy,
+            replica(
+                path(
+                    16089,
+                    227,
+                    124,
+                    0.0180,
+                    Fate::Blackout {
+                        at: 2974,
+                        len: 3043,
+                        signal: true,
+                    },
+                ),
+                1055,
+                None,
+            ),
+        ],
+        747_265,
+        0.3585860124112122,
+        true,
+        929183705756735621,
+    );
+}
+
+#[test]
+fn a_head_of_line_re_requested_on_a_pipe_whose_link_goes_down_is_backed_up() {
+    // As above, the re-request's pipe lost it to its link going down
+    // (unsignalled): 2.295 s of stall against a bound of 2.290; backed up
+    // on a second pipe, 1.10 s.
+    let mut stuck = path(15710, 264, 52, 0.0091, Fate::StuckBad { good_ms: 1346 });
+    stuck.close = Some(8036);
+    counter_example_striped(
+        vec![
+            path(5605, 157, 73, 0.0, Fate::Calm),
+            stuck,
+            replica(
+                path(
+                    4018,
+                    244,
+                    36,
+                    0.0013,
+                    Fate::Storm {
+                        at: 2397,
+                        period: 1812,
+                        signal: false,
+                    },
+                ),
+                1296,
+                None,
+            ),
+            replica(slows(2653, 188, 116, 0.0098, 6720), 3675, Some(2187)),
+        ],
+        1_819_449,
+        0.8130546975188082,
+        true,
+        9429072100733852299,
+    );
+}
+
+#[test]
 fn ptcp_takes_an_acknowledgment_as_proof_only_of_data_every_transmission_carried() {
     // Three calm paths and a 44-segment buffer. A pTCP pipe whose
     // acknowledgment is taken to prove its data arrived (so that a lost

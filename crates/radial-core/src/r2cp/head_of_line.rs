@@ -98,7 +98,33 @@ impl R2cpReceiver {
             self.pipes[j].penalise(ask.now);
         }
         self.pipes[i].request(ask.now, hol, end, ask.deq);
+        if overdue {
+            self.back_up_head(i, j, ask, hol, end);
+        }
         true
+    }
+
+    /// An overdue head of line, re-requested on pipe `i` after its holder
+    /// `j` let it wait past its patience, is asked of the quickest other
+    /// working pipe too, without moving its binding (redundant striping,
+    /// pTCP §4.1 (3), for this one segment; beyond the R²CP paper). Its
+    /// first request is lost or stuck, and in-order delivery has waited a
+    /// holder's patience already: should the re-request be lost as well (to
+    /// a random loss, a queue, or a link that goes down), its loss would be
+    /// found only when `i`'s patience runs out, and delivery would wait
+    /// twice as long. The cost is one segment that may arrive twice.
+    fn back_up_head(&mut self, i: usize, j: usize, ask: &Ask, hol: u64, end: u64) {
+        let backup = self
+            .pipes
+            .iter()
+            .enumerate()
+            .filter(|&(k, q)| k != i && k != j && q.live())
+            .min_by_key(|(_, q)| q.rtt_shown(ask.now))
+            .map(|(k, _)| k);
+        if let Some(k) = backup {
+            self.pipes[k].request(ask.now, hol, end, ask.deq);
+            self.sched.backed_up();
+        }
     }
 
     /// The head of line waits for a pipe (its request was lost, or its

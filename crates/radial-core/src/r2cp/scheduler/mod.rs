@@ -431,6 +431,13 @@ impl Scheduler {
         self.reinjected
     }
 
+    /// An overdue head of line was asked of a second pipe as well, its
+    /// binding left where it is (see the engine's `reinject`).
+    pub fn backed_up(&mut self) {
+        self.re_requests += 1;
+        self.reinjected += 1;
+    }
+
     /// §4.3.1 `recv()`: the segment at `start` arrived; returns its binding
     /// if it was outstanding (the pipe and local number to tell), and forgets
     /// it in every structure.
