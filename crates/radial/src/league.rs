@@ -450,7 +450,7 @@ share of the slow path at the price of some head-of-line blocking. At \
 2 × Σ bandwidth × RTT and above, `r2cp` is at Ideal on every grid and \
 leads most over the three paths with Gilbert-Elliott channels, where \
 MPTCP's subflows and pTCP's pipes time out 21 to 26 times per run against \
-R²CP's pipes' 2.\n\n\
+R²CP's pipes' 1 to 3.\n\n\
 **Other things the table shows.** `apps` leads at the smallest buffers \
 because each of its RCP connections has a receive buffer of the full size \
 and the application's resequencing buffer is a third: it holds up to three \
