@@ -131,6 +131,10 @@ impl Instant {
     pub const fn from_nanos(ns: u64) -> Self {
         Instant(ns)
     }
+    /// The instant `ms` milliseconds after the epoch.
+    pub const fn from_millis(ms: u64) -> Self {
+        Instant(ms * 1_000_000)
+    }
     /// Nanoseconds since the epoch.
     pub const fn as_nanos(self) -> u64 {
         self.0

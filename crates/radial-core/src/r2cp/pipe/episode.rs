@@ -102,10 +102,6 @@ impl Episode {
 mod tests {
     use super::*;
 
-    fn ms(v: u64) -> Instant {
-        Instant::from_nanos(v * 1_000_000)
-    }
-
     #[test]
     fn an_episode_lasts_until_its_holes_are_filled_and_a_round_trip_passed() {
         let rtt = Duration::from_millis(600);
@@ -114,19 +110,19 @@ mod tests {
         outstanding.insert(12, ());
         // Requests 0..10 went out; 3 and 5 are lost at 1 s and 1.2 s.
         e.on_holes(10);
-        e.lost(3, 3000, ms(1_000), rtt);
-        e.lost(5, 5000, ms(1_200), rtt);
+        e.lost(3, 3000, Instant::from_millis(1_000), rtt);
+        e.lost(5, 5000, Instant::from_millis(1_200), rtt);
         // A loss of a request from after the point does not hold it open.
-        e.lost(11, 11_000, ms(1_300), rtt);
-        e.end_if_over(ms(1_400), &outstanding);
+        e.lost(11, 11_000, Instant::from_millis(1_300), rtt);
+        e.end_if_over(Instant::from_millis(1_400), &outstanding);
         assert!(e.active());
         // Both holes filled by another pipe at 1.5 s: still within a round
         // trip of the second loss.
         e.repaired(3000);
         e.repaired(5000);
-        e.end_if_over(ms(1_500), &outstanding);
+        e.end_if_over(Instant::from_millis(1_500), &outstanding);
         assert!(e.active() && !e.window_grows());
-        e.end_if_over(ms(1_800), &outstanding);
+        e.end_if_over(Instant::from_millis(1_800), &outstanding);
         assert!(!e.active() && e.window_grows());
     }
 
@@ -136,15 +132,15 @@ mod tests {
         let mut e = Episode::default();
         let mut outstanding: BTreeMap<u64, ()> = BTreeMap::new();
         e.on_holes(10);
-        e.lost(2, 2000, ms(0), rtt);
-        e.end_if_over(ms(500), &outstanding);
+        e.lost(2, 2000, Instant::from_millis(0), rtt);
+        e.end_if_over(Instant::from_millis(500), &outstanding);
         assert!(e.active(), "segment 2000 not repaired");
         e.repaired(2000);
         outstanding.insert(7, ());
-        e.end_if_over(ms(500), &outstanding);
+        e.end_if_over(Instant::from_millis(500), &outstanding);
         assert!(e.active(), "request 7 from before the cut still out");
         outstanding.clear();
-        e.end_if_over(ms(500), &outstanding);
+        e.end_if_over(Instant::from_millis(500), &outstanding);
         assert!(!e.active());
     }
 }

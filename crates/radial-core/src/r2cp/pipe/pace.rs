@@ -91,8 +91,7 @@ impl Pipe {
             (0, _) | (_, None) => Duration::ZERO,
             (n, Some(gap)) => gap.saturating_mul((n + self.outstanding.len() + 1) as u64),
         };
-        let base = self.rtt_expected();
-        base.max(oldest).max(behind)
+        self.rtt_expected().max(oldest).max(behind)
     }
 
     /// When the requests given up on that may still be queued on the path

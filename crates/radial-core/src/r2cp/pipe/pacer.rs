@@ -121,10 +121,6 @@ impl Pacer {
 mod tests {
     use super::*;
 
-    fn ms(v: u64) -> Instant {
-        Instant::from_nanos(v * 1_000_000)
-    }
-
     #[test]
     fn a_full_bucket_lets_a_burst_go_then_paces_the_rest() {
         // 1 MB/s: one 1000-byte segment per millisecond, ten at once.
@@ -132,17 +128,20 @@ mod tests {
         assert_eq!(pace.depth, 10_000);
         let mut p = Pacer::new();
         let mut sent = 0;
-        while p.ready(ms(0), pace, 1000) {
-            p.spend(ms(0), pace, 1000);
+        while p.ready(Instant::from_millis(0), pace, 1000) {
+            p.spend(Instant::from_millis(0), pace, 1000);
             sent += 1;
         }
         assert_eq!(sent, 10);
-        assert_eq!(p.ready_at(ms(0), pace, 1000), ms(1));
+        assert_eq!(
+            p.ready_at(Instant::from_millis(0), pace, 1000),
+            Instant::from_millis(1)
+        );
         assert!(!p.ready(Instant::from_nanos(999_999), pace, 1000));
-        assert!(p.ready(ms(1), pace, 1000));
+        assert!(p.ready(Instant::from_millis(1), pace, 1000));
         // Idle for a second: the bucket holds ten segments, not a thousand.
-        p.spend(ms(1), pace, 1000);
-        assert_eq!(p.available(ms(1_001), pace), 10_000);
+        p.spend(Instant::from_millis(1), pace, 1000);
+        assert_eq!(p.available(Instant::from_millis(1_001), pace), 10_000);
     }
 
     #[test]

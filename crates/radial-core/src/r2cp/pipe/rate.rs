@@ -148,10 +148,6 @@ impl DeliveryRate {
 mod tests {
     use super::*;
 
-    fn ms(v: u64) -> Instant {
-        Instant::from_nanos(v * 1_000_000)
-    }
-
     const RTT: Duration = Duration::from_millis(100);
 
     /// A path that answers one 1000-byte request every `gap` ms after a
@@ -160,11 +156,11 @@ mod tests {
     fn clocked(window: u64, gap: u64, n: u64) -> DeliveryRate {
         let mut d = DeliveryRate::new();
         let mut out: VecDeque<(Instant, Snapshot)> = VecDeque::new();
-        let mut t = ms(0);
+        let mut t = Instant::from_millis(0);
         for _ in 0..window {
             out.push_back((t, d.on_send(t, out.len() as u64 * 1000)));
         }
-        let mut answered_at = ms(100);
+        let mut answered_at = Instant::from_millis(100);
         for _ in 0..n {
             let (sent, snap) = out.pop_front().unwrap();
             answered_at = answered_at.max(sent + RTT) + Duration::from_millis(gap);
@@ -203,7 +199,7 @@ mod tests {
         let before = d.max_rate();
         // Held back to one request at a time for many round trips.
         d.on_app_limited(1000);
-        let mut t = ms(10_000);
+        let mut t = Instant::from_millis(10_000);
         for _ in 0..100 {
             let snap = d.on_send(t, 0);
             d.on_answer(t + RTT, 1000, t, snap, RTT);
@@ -218,7 +214,7 @@ mod tests {
         let mut d = clocked(60, 4, 500);
         // The path slows to one answer per 40 ms: after ten round trips the
         // old rate is gone.
-        let mut t = ms(10_000);
+        let mut t = Instant::from_millis(10_000);
         let mut snap = d.on_send(t, 0);
         for _ in 0..200 {
             let sent = t;
