@@ -722,7 +722,9 @@ fn a_head_of_line_re_requested_on_a_lossy_pipe_is_backed_up_on_another() {
     // turned bad for good; a second later it was re-requested on the
     // quickest working pipe, whose random loss took it too, and delivery
     // waited a second patience: 2.44 s of stall against a bound of 2.35.
-    // Asked of a second pipe as well when it is overdue, 1.46 s.
+    // Asked of a second pipe as well when it is overdue, 1.46 s (1.19 s
+    // since the rank counts what a quicker pipe could ask for at any ratio
+    // of round trips).
     let mut stuck = path(11161, 235, 93, 0.0094, Fate::StuckBad { good_ms: 3557 });
     stuck.close = Some(2570);
     let mut lossy = path(5001, 132, 62, 0.0193, Fate::StuckBad { good_ms: 4420 });
@@ -802,6 +804,60 @@ fn a_head_of_line_re_requested_on_a_pipe_whose_link_goes_down_is_backed_up() {
         0.8130546975188082,
         true,
         9429072100733852299,
+    );
+}
+
+#[test]
+fn a_head_of_line_re_request_takes_a_slot_of_a_full_window_not_one_past_it() {
+    // The head of line's request was lost on a path that went dark, then
+    // its re-requests, twice, on the one path left working (788 kbit/s,
+    // the others dark, slowed 1000× or stuck bad): each went one past the
+    // pipe's full window, right behind its last request, and the path's
+    // drop-tail queue, which that window kept full, dropped it. 4.20 s of
+    // stall against a bound of 3.83; re-requested in the slot the pipe's
+    // next answer opens, 1.33 s.
+    let mut dark = path(
+        15136,
+        178,
+        163,
+        0.0033,
+        Fate::Blackout {
+            at: 3857,
+            len: 4616,
+            signal: false,
+        },
+    );
+    dark.close = Some(5762);
+    counter_example_striped(
+        vec![
+            path(788, 104, 68, 0.0, Fate::Calm),
+            path(14656, 153, 139, 0.0012, Fate::Slows { at: 1649 }),
+            dark,
+            replica(
+                path(
+                    5585,
+                    240,
+                    170,
+                    0.0151,
+                    Fate::Blackout {
+                        at: 5115,
+                        len: 5462,
+                        signal: false,
+                    },
+                ),
+                4244,
+                Some(7648),
+            ),
+            replica(
+                path(19551, 183, 138, 0.0079, Fate::StuckBad { good_ms: 7039 }),
+                2755,
+                Some(6210),
+            ),
+        ],
+        1_279_268,
+        0.499,
+        true,
+        13909313285214787266,
     );
 }
 

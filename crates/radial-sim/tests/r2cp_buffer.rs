@@ -82,6 +82,26 @@ fn slow_pipes_do_not_hold_up_the_quick_one() {
 }
 
 #[test]
+fn a_pipe_less_than_twice_as_slow_leaves_the_quick_one_its_segments() {
+    // A 5 Mbit/s WLAN (20 ms one way, a 50-packet queue) beside a 2 Mbit/s
+    // path (50 ms, 100 packets), with 51 segments of buffer, twice the
+    // WLAN's bandwidth-delay product. The WLAN's queue makes the round
+    // trip it shows more than half the other's, so when a quicker pipe
+    // counted what its window could ask for only from twice as quick on,
+    // the WLAN counted only its outstanding requests: the slow pipe took
+    // segments the WLAN was about to ask for, and R²CP ran at 91 % of the
+    // WLAN alone (4.36 against 4.79 Mbit/s). Counted in proportion to the
+    // difference of the two round trips, it keeps up with it.
+    let (alone, r2cp) = alone_and_r2cp(&[(5000, 20, 50), (2000, 50, 100)], 51, 30);
+    assert!(alone[0] > 4.5, "WLAN alone: {:.2}", alone[0]);
+    assert!(
+        r2cp >= 0.97 * alone[0],
+        "R²CP {r2cp:.2} Mbit/s against the WLAN alone {:.2}",
+        alone[0]
+    );
+}
+
+#[test]
 fn a_penalised_pipe_cuts_its_window_from_what_it_had_in_flight() {
     // A 5 Mbit/s satellite path (250 ms one way, a 100-packet queue) beside
     // a 2 Mbit/s one (50 ms, 50 packets); the buffer, 876 segments, is

@@ -316,15 +316,13 @@ longer than 1 s plus the working path's RTO: all three hold in every case. \
 In 70,000 more drawn with `RADIAL_MOBILITY_SEED` from 1 to 7 \
 (`RADIAL_MOBILITY_TALLY=1` lists any case over the stall bound instead of \
 stopping at the first; `RADIAL_MOBILITY_DUMP=DIR` writes their scenario \
-files) every byte arrives once and in order and every transfer finishes, \
-and the stall bound holds in all but one: 4.20 s against 3.83. There the \
-head of line's request was lost on a path that went dark, and then its \
-re-requests, twice, on the one path left working (788 kbit/s, the others \
-dark, slowed 1000× or stuck bad), to that path's own full queue; each loss \
-shows only when a timer runs out, as a lost retransmission costs TCP or \
-RCP on one path a backed-off RTO. (Two more cases exceeded the bound until \
-an overdue head of line was asked of a second pipe as well; they are \
-regular tests now.)\n\n";
+files) every byte arrives once and in order, every transfer finishes, and \
+the stall bound holds in every case. Three of them exceeded it before two \
+changes to how the head of line is asked for again (docs/protocols.md): \
+two until an overdue head of line was asked of a second pipe as well, and \
+one (4.20 s against 3.83) until a re-request stopped going one past a full \
+window, where the drop-tail queue that window keeps full dropped it twice \
+in a row. All three are regular tests now.\n\n";
 
 /// Runs every stress class and writes `stress.md` into `out`. Returns
 /// whether every check holds.

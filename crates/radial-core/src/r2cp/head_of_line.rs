@@ -130,9 +130,10 @@ impl R2cpReceiver {
     /// The head of line waits for a pipe (its request was lost, or its
     /// pipe timed out or went): the quickest live pipe asks for it at once,
     /// even with its window full (one segment past it, as a fast
-    /// retransmit goes) or the buffer frozen for it, rather than at its
-    /// next window slot, up to a round trip later, or rather than leave it
-    /// to the rank, which may hand it to a slower pipe that asks first.
+    /// retransmit goes, unless its next answer opens a slot soon: see the
+    /// engine's `ask`) or the buffer frozen for it, rather than at its next
+    /// window slot, up to a round trip later, or rather than leave it to
+    /// the rank, which may hand it to a slower pipe that asks first.
     fn take_head(&mut self, i: usize, ask: &Ask, limits: Limits) -> bool {
         let ours = self.pipes[i].rtt_shown(ask.now);
         let quicker_elsewhere = self

@@ -382,6 +382,11 @@ impl Pipe {
         ))
     }
 
+    /// Whether the pipe's requests are paced now (see [`pacer`]).
+    pub fn is_paced(&self) -> bool {
+        self.pace().is_some()
+    }
+
     fn paced(&self, now: Instant) -> bool {
         self.pace()
             .is_none_or(|pace| self.pacer.ready(now, pace, self.config.mss))

@@ -135,6 +135,24 @@ impl Pipe {
         Some(now + gap.saturating_mul(outstanding + queued))
     }
 
+    /// Whether the pipe's window is full but its next answer, due soon,
+    /// opens a slot in it: no more than its window is outstanding, and its
+    /// answers keep coming at their pace (the last one at most two of its
+    /// smoothed intervals between answers ago). Not a pipe whose answers
+    /// come in flights a round trip apart, as in slow start or through a
+    /// queue another pipe keeps full: its next answer may be a round trip
+    /// away.
+    pub fn slot_at_next_answer(&self, now: Instant) -> bool {
+        let answering = match (self.last_answer, self.answer_gap) {
+            (Some((at, _)), Some(gap)) => now.saturating_since(at) <= gap.saturating_mul(2),
+            _ => false,
+        };
+        answering
+            && !self.window_has_room()
+            && !self.outstanding.is_empty()
+            && self.in_flight <= self.window()
+    }
+
     /// Request `local`, sent at `asked`, was answered at `now`.
     pub(super) fn note_answer(&mut self, now: Instant, asked: Instant, local: u64) {
         self.answered_local = Some(self.answered_local.map_or(local, |l| l.max(local)));
@@ -229,6 +247,31 @@ mod tests {
             p.answer_expected(ms(1_500), ms(1_500)),
             Some(ms(1_500 + 9 * 400))
         );
+    }
+
+    #[test]
+    fn a_full_window_waits_for_its_next_answer_only_while_answers_keep_coming() {
+        let mut p = pipe();
+        let fill = |p: &mut Pipe, now: Instant| {
+            while p.can_request(now) {
+                let k = p.next_local();
+                p.request(now, k * 1000, (k + 1) * 1000, 0);
+            }
+        };
+        // The window full; no answer yet, so none is known to be coming.
+        fill(&mut p, ms(10));
+        assert!(!p.slot_at_next_answer(ms(10)));
+        // Two answers 2 ms apart over the handshake's 10 ms round trip;
+        // the window is filled again.
+        p.on_data(ms(20), 1);
+        p.on_data(ms(22), 2);
+        fill(&mut p, ms(22));
+        assert!(p.in_flight() > 0 && p.in_flight() <= p.window());
+        // Answering at its pace: the next answer opens a slot.
+        assert!(p.slot_at_next_answer(ms(25)));
+        // Silent for longer than two of its intervals: the next answer may
+        // be a flight, a round trip, away.
+        assert!(!p.slot_at_next_answer(ms(27)));
     }
 
     #[test]
