@@ -304,15 +304,16 @@ impl R2cpReceiver {
         } else {
             let rtt_of = |path: PathId| ask.rtts.iter().find(|(q, _)| *q == path).map(|(_, r)| *r);
             let (pipes, config) = (&self.pipes, &self.config);
+            let ours = p.rtt_shown(ask.now);
             let ahead = |path: PathId| match pipes.iter().find(|q| q.path == path) {
-                Some(q) => ahead(p, q, ask.now, config),
+                Some(q) => ahead(ours, q, ask.now, config),
                 None => Ahead::PAPER,
             };
             self.sched.send_looking_ahead(
                 ask.now,
                 p.path,
                 p.next_local(),
-                p.rtt_shown(ask.now),
+                ours,
                 rtt_of,
                 ahead,
                 limits,
@@ -706,8 +707,9 @@ impl Endpoint for R2cpReceiver {
     }
 }
 
-/// How the rank counts pipe `q`'s requests when pipe `p` asks.
-fn ahead(p: &Pipe, q: &Pipe, now: Instant, config: &R2cpConfig) -> Ahead {
+/// How the rank counts pipe `q`'s requests when a pipe showing round trip
+/// `ours` (`p` below) asks.
+fn ahead(ours: Duration, q: &Pipe, now: Instant, config: &R2cpConfig) -> Ahead {
     // How many round trips of `q` one of `p`'s spans: the ratio of the
     // round trips they show now, queues included. A pipe's own queue is
     // as much a part of when its request comes back as its path's
@@ -716,10 +718,7 @@ fn ahead(p: &Pipe, q: &Pipe, now: Instant, config: &R2cpConfig) -> Ahead {
     // (`queue_cap`) keeps that queue to about one bandwidth-delay product
     // while others share the buffer, so the ratio does not swing with
     // queues that would drain on their own.
-    let (tp, tq) = (
-        p.rtt_shown(now).as_nanos().max(1),
-        q.rtt_shown(now).as_nanos().max(1),
-    );
+    let (tp, tq) = (ours.as_nanos().max(1), q.rtt_shown(now).as_nanos().max(1));
     let generations = tp / tq;
     // Beyond the paper, whose rank counts what `q` has outstanding (each
     // request triggers one more per round trip): a quicker pipe held
