@@ -3,14 +3,16 @@
 
 Reads ns2-{s1,s2,s4}.csv (from run-ns2.sh) and radial-{s1,s2,s4}/results.csv
 (from `radial sweep`) in $RADIAL_NS2_OUT (default radial-out/validation/runs),
-writes the
-Markdown report given as argv[1], and exits 1 if an acceptance criterion of
+prints the side-by-side table, writes it between the markers of the Markdown
+report REPORT when one is given, and exits 1 if an acceptance criterion of
 the validation scenarios (docs/validation.md) fails:
   S1, S4: mean goodput within 10 % of ns-2 at every grid point, or within the
           combined 95 % confidence interval where that is wider;
   S2:     mean per-flow goodput within 5 %, CoV within 0.05 absolute.
+Usage: compare.py [REPORT]
 Standard library only.
 """
+import argparse
 import csv
 import math
 import os
@@ -108,7 +110,10 @@ def dumbbell():
 
 
 def main():
-    report = Path(sys.argv[1]) if len(sys.argv) > 1 else None
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("report", nargs="?", type=Path,
+                    help="Markdown page whose validation table is replaced")
+    report = ap.parse_args().report
     s1, ok1 = grid("s1", "loss")
     s4, ok4 = grid("s4", "delay_ms")
     s2, ok2 = dumbbell()
