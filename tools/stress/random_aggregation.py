@@ -16,7 +16,11 @@ seeds, and compares the means with the two goodput criteria:
   least twice the sum of the bandwidths times the largest round trip.
 
 Usage: tools/stress/random_aggregation.py [--seed N] [--cases N] [--runs N]
-  [--duration S] [--jobs N] [--radial PATH]
+  [--duration S] [--jobs N] [--radial PATH] [--min-paths N] [--max-paths N]
+  [--buffer best|largest|sum] [--all-bursty] [--satellite]
+The last five narrow the draw to one class, e.g. three bursty paths with a
+satellite one and the buffer for Ideal:
+  --min-paths 3 --max-paths 3 --all-bursty --satellite --buffer sum
 Prints one Markdown row per case; a case below a criterion it is held to is
 marked. The same seed draws the same cases.
 """
@@ -37,10 +41,13 @@ KINDS = {
 }
 
 
-def draw_paths(rng):
+def draw_paths(rng, a):
     paths = []
-    for _ in range(rng.randint(2, 5)):
+    count = rng.randint(a.min_paths, a.max_paths)
+    for n in range(count):
         kind = rng.choice(sorted(KINDS))
+        if a.satellite and n == count - 1 and all(p["kind"] != "satellite" for p in paths):
+            kind = "satellite"
         rates, delays = KINDS[kind]
         paths.append(
             {
@@ -48,7 +55,7 @@ def draw_paths(rng):
                 "rate": rng.choice(rates),
                 "delay": rng.choice(delays),
                 "queue": rng.choice([50, 100, 400]),
-                "ge": rng.random() < 0.6,
+                "ge": rng.random() < 0.6 or a.all_bursty,
                 "bad_loss": rng.choice([0.05, 0.1]),
                 "good_mean": rng.choice([5, 10]),
                 "bad_mean": rng.choice([0.5, 1]),
@@ -111,10 +118,11 @@ def run(radial, work, text, seed):
         return json.load(f)["flows"]
 
 
-def draw_case(rng):
+def draw_case(rng, a):
     """One case: its paths and which buffer rule it takes."""
-    paths = draw_paths(rng)
-    return paths, rng.choice(["best", "largest", "sum"])
+    paths = draw_paths(rng, a)
+    choice = rng.choice(["best", "largest", "sum"])
+    return paths, a.buffer or choice
 
 
 def evaluate(a, number, paths, choice):
@@ -181,13 +189,23 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                     help="cases run at once (default: one per CPU)")
     ap.add_argument("--radial", default="target/release/radial")
+    ap.add_argument("--min-paths", type=int, default=2)
+    ap.add_argument("--max-paths", type=int, default=5)
+    ap.add_argument("--buffer", choices=["best", "largest", "sum"],
+                    help="one buffer rule for every case (default: drawn)")
+    ap.add_argument("--all-bursty", action="store_true",
+                    help="a Gilbert-Elliott channel on every path")
+    ap.add_argument("--satellite", action="store_true",
+                    help="at least one satellite-like path in every case")
     a = ap.parse_args()
     if a.jobs < 1 or a.cases < 0 or a.runs < 1 or a.duration < 1:
         ap.error("--jobs, --runs and --duration must be at least 1, --cases at least 0")
+    if not 1 <= a.min_paths <= a.max_paths:
+        ap.error("--min-paths must be at least 1 and at most --max-paths")
     rng = random.Random(a.seed)
     # Every case is drawn first, in order, so a seed draws the same cases
     # however many run at once.
-    cases = [draw_case(rng) for _ in range(a.cases)]
+    cases = [draw_case(rng, a) for _ in range(a.cases)]
     print(
         "| case | paths (kbit/s, one-way ms, queue, bursty loss) | buffer (segments) "
         "| R²CP (Mbit/s) | best alone | R²CP / best | Ideal | R²CP / Ideal "

@@ -7,6 +7,7 @@
 //! one segment in pull mode and its pull id is its local number plus one,
 //! so an arriving DATA segment names the request it answers.
 
+mod cap;
 mod episode;
 mod outage;
 mod pace;
@@ -276,13 +277,6 @@ impl Pipe {
         self.cc.window().cwnd
     }
 
-    /// What the pipe may have outstanding: its congestion window, or the
-    /// engine's cap on it ([`Pipe::queue_cap`]) if lower.
-    pub fn window(&self) -> u64 {
-        let cwnd = self.cwnd();
-        self.queue_cap.map_or(cwnd, |c| cwnd.min(c))
-    }
-
     /// The highest delivery rate of the pipe's last ten round trips, in
     /// bytes per second (0 before a sample).
     pub fn delivery_rate(&self) -> u64 {
@@ -545,7 +539,7 @@ impl Pipe {
         self.recovery.end_if_over(now, &self.outstanding);
         // §3.3.3: growth per arrival that advances the pipe in order.
         let in_order = self.outstanding.range(..local).next().is_none();
-        if in_order && self.recovery.window_grows() {
+        if in_order && self.recovery.window_grows() && self.window_may_grow() {
             self.cc.on_ack(now, len);
         }
         // §3.3.5 per pipe: every earlier hole counts this arrival.
@@ -556,14 +550,15 @@ impl Pipe {
             self.in_flight -= req.end - req.start;
             report.lost.push(req.start);
             if !self.recovery.active() {
-                // The window is cut from what the pipe had in flight when
-                // the loss showed (RFC 5681 §3.2, eq. (4): FlightSize), if
-                // more than its window: a window the engine halved for
-                // holding the head of line (`penalise`) is no measure of
-                // what the path carried, and a congestion cut on top of
-                // it would quarter the rate (a satellite pipe beside a
-                // 2 Mbit/s one: 1.7 Mbit/s against 2.5 alone).
-                let in_use = self.window().max(flight).min(self.config.rwnd_bytes());
+                // The window is halved (see `cap` for a pipe its cap held
+                // back), or what the pipe had in flight when the loss
+                // showed if more (RFC 5681 §3.2, eq. (4): FlightSize): a
+                // window the engine halved for holding the head of line
+                // (`penalise`) is no measure of what the path carried, and
+                // a congestion cut on top of it would quarter the rate (a
+                // satellite pipe beside a 2 Mbit/s one: 1.7 Mbit/s against
+                // 2.5 alone).
+                let in_use = self.cwnd().max(flight).min(self.config.rwnd_bytes());
                 self.cc.on_loss(now, LossCause::Congestion, in_use);
                 self.recovery.on_holes(self.next_local);
                 self.fast_retransmit = true;
