@@ -159,6 +159,9 @@ pub struct Pipe {
     /// engine's share of the receive buffer for the pipe while others
     /// share it (see `R2cpReceiver`'s queue cap).
     pub queue_cap: Option<u64>,
+    /// A pipe resuming its window after an outage paces its requests until
+    /// this local number has left (see `outage`).
+    resume_paced_until: Option<u64>,
 }
 
 impl Pipe {
@@ -209,6 +212,7 @@ impl Pipe {
             pacer: Pacer::new(),
             pace_deadline: None,
             queue_cap: None,
+            resume_paced_until: None,
             config,
         }
     }
@@ -363,10 +367,16 @@ impl Pipe {
         self.in_flight + self.config.mss <= self.window()
     }
 
-    /// The pace of the pipe's requests while it shares the receive buffer
-    /// (see [`pacer`]): none alone, or before a round trip is measured.
+    /// The pace of the pipe's requests while it shares the receive buffer,
+    /// or while the window it resumed after an outage leaves (see
+    /// [`pacer`]): none otherwise, or before a round trip is measured.
     fn pace(&self) -> Option<Pace> {
-        let srtt = self.queue_cap.and(self.rtt.srtt())?;
+        let resuming = self.resume_paced_until.is_some_and(|l| self.next_local < l);
+        let srtt = if resuming {
+            self.rtt.srtt()?
+        } else {
+            self.queue_cap.and(self.rtt.srtt())?
+        };
         let w = self.cc.window();
         Some(Pace::of_window(
             self.window(),

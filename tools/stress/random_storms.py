@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Random handoff storms for R²CP, beyond the stress page's fixed ones.
+
+Each case takes scenarios/stress/handoff-storm.toml (a host's WLAN and WWAN
+links up in turn, one of them up at any time) and draws the WLAN's rate
+(2, 5, 9 or 20 Mbit/s) and the delay to its access point (5, 15 or 30 ms),
+the WWAN's rate (0.5, 1, 2 or 5 Mbit/s) and the delay to its base station
+(50, 85, 150 or 250 ms), the last hops' queue (20, 50 or 100 packets), the
+receive buffer (32, 64, 256 or 1024 segments), how long each link stays up
+in a turn (1 to 2 s) and a simulation seed. It runs the scenario's three
+variants (R²CP told of each link change, R²CP told nothing, and RCP handing
+off hard to the link that comes up) and compares R²CP's goodput with RCP's.
+
+Usage: tools/stress/random_storms.py [--seed N] [--cases N] [--radial PATH]
+Prints one Markdown row per case and a summary. The same seed draws the
+same cases.
+"""
+
+import argparse
+import csv
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+import random
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE = ROOT / "scenarios" / "stress" / "handoff-storm.toml"
+
+
+def draw(rng):
+    return {
+        "wlan": rng.choice([2, 5, 9, 20]),
+        "wwan": rng.choice([0.5, 1, 2, 5]),
+        "ap_ms": rng.choice([5, 15, 30]),
+        "bs_ms": rng.choice([50, 85, 150, 250]),
+        "queue": rng.choice([20, 50, 100]),
+        "window": rng.choice([32, 64, 256, 1024]),
+        "turn": rng.choice([1, 1.2, 1.4, 1.6, 1.8, 2]),
+        "seed": rng.randint(1, 1000),
+    }
+
+
+def scenario(c):
+    text = BASE.read_text()
+    for old, new in [
+        ('rate = "2Mbit/s"', f'rate = "{c["wwan"]}Mbit/s"'),
+        ('rate = "9Mbit/s"', f'rate = "{c["wlan"]}Mbit/s"'),
+        ('delay = "15ms"', f'delay = "{c["ap_ms"]}ms"'),
+        ('delay = "85ms"', f'delay = "{c["bs_ms"]}ms"'),
+        ("queue = 50", f'queue = {c["queue"]}'),
+        ("window = 256", f'window = {c["window"]}'),
+        ("period = [1, 1.5, 2]", f'period = [{c["turn"]}]'),
+        ("cycle = [2, 3, 4]", f'cycle = [{2 * c["turn"]}]'),
+        ("seeds = [1]", f'seeds = [{c["seed"]}]'),
+    ]:
+        if old not in text:
+            raise SystemExit(f"{BASE}: expected `{old}` to draw from")
+        text = text.replace(old, new)
+    return text
+
+
+def run(radial, c):
+    with tempfile.TemporaryDirectory() as work:
+        path = os.path.join(work, "storm.toml")
+        with open(path, "w") as f:
+            f.write(scenario(c))
+        out = os.path.join(work, "out")
+        subprocess.run([radial, "sweep", path, "--out", out], check=True, capture_output=True)
+        with open(os.path.join(out, "results.csv")) as f:
+            return {r["variant"]: r for r in csv.DictReader(f)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=1, help="draws the cases")
+    ap.add_argument("--cases", type=int, default=20)
+    ap.add_argument("--radial", default=str(ROOT / "target" / "release" / "radial"))
+    a = ap.parse_args()
+    if a.cases < 0:
+        ap.error("--cases must be at least 0")
+    rng = random.Random(a.seed)
+    cases = [draw(rng) for _ in range(a.cases)]
+    print(
+        "| case | WLAN (Mbit/s, ms to AP) | WWAN (Mbit/s, ms to BS) | queue | buffer | turn (s) "
+        "| signalled (Mbit/s) | silent | RCP hard | signalled / RCP | silent / RCP "
+        "| longest gap signalled / silent (s) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    below = {"r2cp-signalled": 0, "r2cp-silent": 0}
+    total = {"r2cp-signalled": 0.0, "r2cp-silent": 0.0, "rcp-hard": 0.0}
+    for n, c in enumerate(cases):
+        r = run(a.radial, c)
+        g = {v: float(r[v]["goodput_mbps"]) for v in total}
+        gap = {v: float(r[v]["max_delivery_gap_s"] or 0) for v in below}
+        for v in total:
+            total[v] += g[v]
+        for v in below:
+            below[v] += g[v] < g["rcp-hard"]
+        print(
+            f'| {n} | {c["wlan"]}, {c["ap_ms"]} | {c["wwan"]}, {c["bs_ms"]} | {c["queue"]} '
+            f'| {c["window"]} | {c["turn"]} | {g["r2cp-signalled"]:.2f} | {g["r2cp-silent"]:.2f} '
+            f'| {g["rcp-hard"]:.2f} | {g["r2cp-signalled"] / g["rcp-hard"]:.2f} '
+            f'| {g["r2cp-silent"] / g["rcp-hard"]:.2f} '
+            f'| {gap["r2cp-signalled"]:.2f} / {gap["r2cp-silent"]:.2f} |',
+            flush=True,
+        )
+    print(
+        f'\nBelow hard-handoff RCP: signalled in {below["r2cp-signalled"]}, silent in '
+        f'{below["r2cp-silent"]} of {len(cases)} storms. Summed goodput: signalled '
+        f'{total["r2cp-signalled"]:.1f}, silent {total["r2cp-silent"]:.1f}, RCP hard '
+        f'{total["rcp-hard"]:.1f} Mbit/s.'
+    )
+
+
+if __name__ == "__main__":
+    main()
