@@ -48,12 +48,8 @@ impl Pipe {
 
 #[cfg(test)]
 mod tests {
-    use crate::endpoint::PathId;
     use crate::r2cp::pipe::Pipe;
-    use crate::rcp::{RcpConfig, RcpVariant};
-    use crate::seq::SeqNum;
     use crate::time::Instant;
-    use crate::wire::rcp::{RcpFlags, RcpHeader};
 
     const MSS: u64 = 1000;
 
@@ -64,16 +60,7 @@ mod tests {
     /// An established pipe whose sender holds 10,000 segments, capped at
     /// `cap` segments.
     fn capped(cap: u64) -> Pipe {
-        let mut p = Pipe::new(RcpConfig::ns2(RcpVariant::Rcp), PathId(0));
-        p.open(ms(0));
-        let synack = RcpHeader::new(
-            RcpFlags::SYN | RcpFlags::ACK,
-            0,
-            SeqNum(0),
-            SeqNum(0) + 1u32 + 10_000_000u32,
-            0,
-        );
-        p.on_synack(ms(10), &synack);
+        let mut p = Pipe::established(10_000_000);
         p.queue_cap = Some(cap * MSS);
         p
     }

@@ -734,3 +734,22 @@ impl Pipe {
         !self.out.is_empty()
     }
 }
+
+#[cfg(test)]
+impl Pipe {
+    /// A pipe on path 0, established at 10 ms with a sender that holds
+    /// `bytes` of the stream (the pipe modules' tests start from it).
+    pub(super) fn established(bytes: u32) -> Pipe {
+        let mut p = Pipe::new(RcpConfig::ns2(crate::rcp::RcpVariant::Rcp), PathId(0));
+        p.open(Instant::from_millis(0));
+        let synack = RcpHeader::new(
+            RcpFlags::SYN | RcpFlags::ACK,
+            0,
+            SeqNum(0),
+            SeqNum(0) + 1u32 + bytes,
+            0,
+        );
+        p.on_synack(Instant::from_millis(10), &synack);
+        p
+    }
+}

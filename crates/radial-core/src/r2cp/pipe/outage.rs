@@ -135,12 +135,8 @@ impl Pipe {
 
 #[cfg(test)]
 mod tests {
-    use crate::endpoint::PathId;
     use crate::r2cp::pipe::Pipe;
-    use crate::rcp::{RcpConfig, RcpVariant};
-    use crate::seq::SeqNum;
     use crate::time::Instant;
-    use crate::wire::rcp::{RcpFlags, RcpHeader};
 
     const MSS: u64 = 1000;
 
@@ -151,16 +147,7 @@ mod tests {
     /// An established pipe, alone (no cap, so unpaced), whose window grew
     /// to 40 segments over answers 100 ms after their requests.
     fn grown() -> (Pipe, u64, u64) {
-        let mut p = Pipe::new(RcpConfig::ns2(RcpVariant::Rcp), PathId(0));
-        p.open(ms(0));
-        let synack = RcpHeader::new(
-            RcpFlags::SYN | RcpFlags::ACK,
-            0,
-            SeqNum(0),
-            SeqNum(0) + 1u32 + 10_000_000u32,
-            0,
-        );
-        p.on_synack(ms(10), &synack);
+        let mut p = Pipe::established(10_000_000);
         let (mut next, mut t) = (0, 10);
         while p.cwnd() < 40 * MSS {
             while p.can_request(ms(t)) {

@@ -172,10 +172,6 @@ impl Pipe {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::endpoint::PathId;
-    use crate::rcp::{RcpConfig, RcpVariant};
-    use crate::seq::SeqNum;
-    use crate::wire::rcp::{RcpFlags, RcpHeader};
 
     fn ms(v: u64) -> Instant {
         Instant::from_nanos(v * 1_000_000)
@@ -183,17 +179,7 @@ mod tests {
 
     /// An established pipe whose sender holds 100 segments.
     fn pipe() -> Pipe {
-        let mut p = Pipe::new(RcpConfig::ns2(RcpVariant::Rcp), PathId(0));
-        p.open(ms(0));
-        let synack = RcpHeader::new(
-            RcpFlags::SYN | RcpFlags::ACK,
-            0,
-            SeqNum(0),
-            SeqNum(0) + 1u32 + 100_000u32,
-            0,
-        );
-        p.on_synack(ms(10), &synack);
-        p
+        Pipe::established(100_000)
     }
 
     #[test]
