@@ -16,7 +16,10 @@ impl R2cpReceiver {
     /// moves to `i`; the other request still counts if it arrives first),
     /// and the slower pipe's window is halved, at most once per its round
     /// trip, so that it holds less of the buffer. A slow pipe thus never
-    /// holds the connection below what the quick one would do alone.
+    /// holds the connection below what the quick one would do alone. A
+    /// holder whose path fell silent (`Pipe::fell_silent`) is timed out
+    /// there and then: all it holds is asked again, not one head of line
+    /// per round trip until its own RTO.
     pub(super) fn reinject(&mut self, i: usize, ask: &Ask, limits: Limits, blocked: bool) -> bool {
         let hol = ask.deq;
         if hol >= ask.buffer_end || self.buffer.holds(hol) {
@@ -96,6 +99,14 @@ impl R2cpReceiver {
         };
         if theirs > ours && blocked {
             self.pipes[j].penalise(ask.now);
+        }
+        if overdue && self.pipes[j].fell_silent(ask.now, b.sent_at) {
+            // The holder's path fell silent while pipe `i`'s works: all it
+            // holds goes back to be asked of working pipes now, not at its
+            // own RTO, and it probes its path (R²CP §4.3.5 re-assigns what
+            // a closed pipe held; this goes beyond it).
+            let r = self.pipes[j].time_out(ask.now);
+            self.report(ask.now, j, r);
         }
         self.pipes[i].request(ask.now, hol, end, ask.deq);
         if overdue {

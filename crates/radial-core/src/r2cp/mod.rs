@@ -542,7 +542,7 @@ impl Endpoint for R2cpReceiver {
             let r = self.pipes[i].on_synack(now, &h);
             self.report(now, i, r);
         } else if !syn && self.pipes[i].state == PipeState::Established && !ack {
-            self.pipes[i].heard();
+            self.pipes[i].heard(now);
             self.on_data(now, i, &h, payload);
         }
         self.check_handoffs();

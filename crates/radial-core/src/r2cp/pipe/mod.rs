@@ -27,6 +27,26 @@ use crate::wire::rcp::{PullBlock, RcpFlags, RcpHeader, RECENT_PULLS};
 use episode::Episode;
 use pacer::{Pace, Pacer};
 
+/// What a pipe had when its path failed, resumed when the path returns.
+#[derive(Clone, Copy, Debug)]
+struct Outage {
+    /// The window it used.
+    window: u64,
+    /// Slow start's threshold: a pipe still in slow start resumes in it.
+    ssthresh: u64,
+}
+
+/// The shortest interval between two probes of a silent path: at most 20 a
+/// second, however short its round trip.
+pub const MIN_PROBE_INTERVAL: Duration = Duration::from_millis(50);
+
+/// The longest interval between two probes of a silent path, however long
+/// its round trip: a link that returns is found within this and one round
+/// trip. (Probed once per round trip, a satellite-like path of 530 ms
+/// found its link's return up to a second late, half of a 2 s turn of a
+/// handoff storm.)
+pub const MAX_PROBE_INTERVAL: Duration = Duration::from_millis(100);
+
 /// How many requests deemed lost a pipe remembers for late samples.
 const GIVEN_UP: usize = 256;
 
@@ -97,9 +117,9 @@ pub struct Pipe {
     /// The retransmission timer expired and nothing has arrived since: the
     /// path may be blacked out (pTCP §4.1 (3)).
     blackout: bool,
-    /// The window before the blackout began, restored as slow start's
-    /// threshold if the path comes back after an outage.
-    outage_cwnd: Option<u64>,
+    /// The window before the blackout began, and slow start's threshold
+    /// then, restored if the path comes back after an outage.
+    outage: Option<Outage>,
     /// Timer expiries (retransmission or probe) since the blackout began.
     expiries: u32,
     /// The interface has no link (the host said so): no requests, no
@@ -183,7 +203,7 @@ impl Pipe {
             next_local: 0,
             recovery: Episode::default(),
             blackout: false,
-            outage_cwnd: None,
+            outage: None,
             expiries: 0,
             suspended: false,
             probe_deadline: None,
@@ -254,15 +274,28 @@ impl Pipe {
     }
 
     /// The timeout to arm for a request now: the backed-off RTO, but while
-    /// the path is silent the RTO without backoff. A path that returns
-    /// after an outage is then found within one RTO, not after a timeout
-    /// backed off over the whole outage (TCP-Probing's probe cycle,
-    /// Freeze-TCP's prompt resumption). A silent path is asked one small
-    /// request per RTO, so the backoff that protects a congested path buys
-    /// nothing here.
+    /// the path is silent its shortest round trip, between
+    /// [`MIN_PROBE_INTERVAL`] and [`MAX_PROBE_INTERVAL`] (and no more than
+    /// the RTO without backoff). A
+    /// path that returns after an outage is then found within about a
+    /// round trip, not after a timeout backed off over the whole outage
+    /// (TCP-Probing's probe cycle, Freeze-TCP's prompt resumption). A
+    /// silent path is asked one small request, or a PROBE, at a time, so
+    /// the backoff that protects a congested path buys nothing here; and
+    /// the outage emptied its queue, so an answer, if the path is back,
+    /// takes about its propagation. Its smoothed RTT or RTO, which the
+    /// queue before the outage raised, would have found a link that
+    /// returned up to half a second late in a handoff storm (and the
+    /// storm's silent turns of 1 to 2 s spent a quarter of their time
+    /// finding their link). Should the path answer later, only because it
+    /// is queued, the answer ends the blackout all the same (`heard`).
     fn timer(&self) -> Duration {
         if self.blackout {
-            self.rtt.base_rto()
+            let base = self.rtt.base_rto();
+            match self.rtt.min_rtt() {
+                Some(m) => base.min(m.clamp(MIN_PROBE_INTERVAL, MAX_PROBE_INTERVAL)),
+                None => base,
+            }
         } else {
             self.rtt.rto()
         }
@@ -533,7 +566,7 @@ impl Pipe {
         self.rate.on_answer(now, len, r.sent_at, r.snap, min_rtt);
         self.note_answer(now, r.sent_at, local);
         self.answered_late = false;
-        self.heard();
+        self.heard(now);
         self.rtt.reset_backoff();
         self.rtt.on_sample(r.sent_at, now);
         self.cc.on_rtt_sample(now, now - r.sent_at);
@@ -662,11 +695,36 @@ impl Pipe {
             self.open(now);
         }
         if self.rto_deadline.is_some_and(|d| d <= now) {
+            report = self.time_out(now);
+        }
+        if self.pace_deadline.is_some_and(|d| d <= now) {
+            self.pace_deadline = None;
+        }
+        if self.persist_deadline.is_some_and(|d| d <= now) {
+            self.persist_deadline = None;
+            self.frozen = false;
+            self.probe(self.deq);
+        }
+        if self.probe_deadline.is_some_and(|d| d <= now) {
+            // Unanswered: the engine decides how to probe again.
+            self.probe_deadline = None;
+            self.expiries += 1;
+            self.rtt.back_off();
+        }
+        report
+    }
+
+    /// The retransmission timeout (its timer expired, or the engine found
+    /// the path silent): every outstanding request is deemed lost, the
+    /// window restarts, and the pipe probes its path until it answers.
+    pub fn time_out(&mut self, now: Instant) -> PipeReport {
+        let mut report = PipeReport::default();
+        {
             self.rto_deadline = None;
             self.timeouts += 1;
             self.intervals.on_loss();
             if !self.blackout {
-                self.outage_cwnd = Some(self.window());
+                self.outage = Some(self.outage_starts());
                 self.expiries = 0;
             }
             self.expiries += 1;
@@ -682,20 +740,6 @@ impl Pipe {
             self.blackout = true;
             self.fast_retransmit = true;
             // Re-armed by the next request, backed off.
-        }
-        if self.pace_deadline.is_some_and(|d| d <= now) {
-            self.pace_deadline = None;
-        }
-        if self.persist_deadline.is_some_and(|d| d <= now) {
-            self.persist_deadline = None;
-            self.frozen = false;
-            self.probe(self.deq);
-        }
-        if self.probe_deadline.is_some_and(|d| d <= now) {
-            // Unanswered: the engine decides how to probe again.
-            self.probe_deadline = None;
-            self.expiries += 1;
-            self.rtt.back_off();
         }
         report
     }

@@ -2,7 +2,7 @@
 //! host's link-down and link-up signals, the restart after an outage, and
 //! the engine's penalisation of a pipe that holds up the head of line.
 
-use super::{Pipe, PipeReport, PipeState};
+use super::{Outage, Pipe, PipeReport, PipeState};
 use crate::time::Instant;
 
 impl Pipe {
@@ -22,29 +22,50 @@ impl Pipe {
     /// keeps TCP's response) the window it had before resumes, paced: the
     /// outage was not congestion. (It once resumed at half, slow start
     /// taking it back the rest of the way.)
-    pub fn heard(&mut self) {
+    pub fn heard(&mut self, now: Instant) {
         if !self.blackout {
             return;
         }
         self.blackout = false;
+        // A request still out was timed for a probe: it gets the RTO of a
+        // path that answers.
+        if let Some(d) = self.rto_deadline.as_mut() {
+            *d = (*d).max(now + self.rtt.rto());
+        }
         self.probe_deadline = None;
         self.rtt.reset_backoff();
-        let before = self.outage_cwnd.take();
+        let before = self.outage.take();
         if self.expiries >= 2 {
-            if let Some(w) = before {
-                self.resume(w);
+            if let Some(o) = before {
+                self.resume(o);
             }
         }
         self.expiries = 0;
     }
 
-    /// Resumes the window `w` the pipe had before an outage, as Freeze-TCP
-    /// does (Goff et al., INFOCOM 2000: the window is not cut for an outage
-    /// that was no congestion), with its requests paced until that window
-    /// has left: at the pace of a window per round trip, not in one burst
-    /// that a drop-tail queue on the way back would cut short.
-    fn resume(&mut self, w: u64) {
-        self.cc.restart(self.cwnd().max(w), w);
+    /// What the pipe has as its path fails: its window and slow start's
+    /// threshold.
+    pub(super) fn outage_starts(&self) -> Outage {
+        Outage {
+            window: self.window(),
+            ssthresh: self.cc.window().ssthresh,
+        }
+    }
+
+    /// Resumes the window the pipe had before an outage, as Freeze-TCP does
+    /// (Goff et al., INFOCOM 2000: the window is not cut for an outage that
+    /// was no congestion), with its requests paced until that window has
+    /// left: at the pace of a window per round trip, not in one burst that
+    /// a drop-tail queue on the way back would cut short. Slow start's
+    /// threshold is restored too: a pipe that was still in slow start
+    /// (a link up for a turn of a second or two, on a long round trip)
+    /// goes on in it, rather than creeping up one segment per round trip
+    /// from the small window it had reached (a 2 Mbit/s path of 530 ms
+    /// round trip once stayed near 8 segments, a twentieth of its
+    /// bandwidth-delay product, turn after turn of a handoff storm).
+    fn resume(&mut self, o: Outage) {
+        let w = o.window;
+        self.cc.restart(self.cwnd().max(w), o.ssthresh.max(w));
         self.resume_paced_until = Some(self.next_local + w / self.config.mss);
     }
 
@@ -72,7 +93,7 @@ impl Pipe {
         }
         self.suspended = true;
         if self.state == PipeState::Established && !self.blackout {
-            self.outage_cwnd = Some(self.window());
+            self.outage = Some(self.outage_starts());
         }
         report.lost = self.outstanding.values().map(|r| r.start).collect();
         self.outstanding.clear();
@@ -106,7 +127,7 @@ impl Pipe {
         match self.state {
             PipeState::Opening => self.open(now),
             PipeState::Established => {
-                let before = self.outage_cwnd.take().unwrap_or_else(|| self.cwnd());
+                let before = self.outage.take().unwrap_or_else(|| self.outage_starts());
                 self.resume(before);
             }
         }
@@ -196,5 +217,41 @@ mod tests {
             next += burst(&mut p, next, now);
             assert!(now < t + 3000, "still paced after 2 s");
         }
+    }
+
+    /// Times the pipe out `n` times in a row, as a dead path does.
+    fn time_out(p: &mut Pipe, n: usize, mut t: u64) -> u64 {
+        p.request(ms(t), 0, MSS, 0);
+        for _ in 0..n {
+            let d = p.poll_timeout().expect("a timer runs");
+            t = t.max(d.as_nanos() / 1_000_000 + 1);
+            p.handle_timeout(ms(t));
+            p.request(ms(t), 0, MSS, 0);
+        }
+        t
+    }
+
+    #[test]
+    fn a_silent_path_is_probed_once_per_round_trip_and_resumes_in_slow_start() {
+        let (mut p, _, t) = grown();
+        let before = p.cc.window();
+        assert!(before.cwnd < before.ssthresh, "still in slow start");
+        let t = time_out(&mut p, 3, t);
+        // Probed at the shortest interval, not at its RTO (200 ms or more):
+        // its shortest round trip, the handshake's 10 ms, is below it.
+        let next = p.poll_timeout().unwrap().as_nanos() / 1_000_000;
+        assert_eq!(next - t, 50);
+        p.heard(ms(t + 50));
+        let w = p.cc.window();
+        assert_eq!(w.cwnd, before.cwnd, "the window it had");
+        assert!(w.ssthresh >= before.ssthresh, "still in slow start");
+        // The request still out is timed by the RTO of a path that answers
+        // now, not by the probe's round trip.
+        let rearmed = p.poll_timeout().unwrap().as_nanos() / 1_000_000;
+        assert!(
+            rearmed >= t + 50 + 200,
+            "timer at {rearmed} ms, heard at {} ms",
+            t + 50
+        );
     }
 }

@@ -108,6 +108,20 @@ impl Pipe {
         self.given_up.range(first..).map(|(_, &t)| t)
     }
 
+    /// Whether the pipe's path fell silent: it has answered nothing it was
+    /// asked at `asked` or later, and nothing at all for four of its usual
+    /// intervals between answers and a quarter of its round trip. A path
+    /// that answers, however slowly, or lost only some requests, is not
+    /// silent; one whose link went away is, well before its RTO.
+    pub fn fell_silent(&self, now: Instant, asked: Instant) -> bool {
+        let Some((at, latest_asked)) = self.last_answer else {
+            return true;
+        };
+        let srtt = self.rtt.srtt().unwrap_or(Duration::ZERO);
+        let gap = self.answer_gap.unwrap_or(Duration::ZERO);
+        latest_asked < asked && now.saturating_since(at) >= gap.saturating_mul(4).max(srtt.div(4))
+    }
+
     /// When, at the pace this pipe answers now, its request sent at `asked`
     /// should come back: its path returns requests in the order they left,
     /// one per smoothed answer gap (or per the silence since the last
