@@ -276,9 +276,9 @@ impl Pipe {
     /// The timeout to arm for a request now: the backed-off RTO, but while
     /// the path is silent its shortest round trip, between
     /// [`MIN_PROBE_INTERVAL`] and [`MAX_PROBE_INTERVAL`] (and no more than
-    /// the RTO without backoff). A
-    /// path that returns after an outage is then found within about a
-    /// round trip, not after a timeout backed off over the whole outage
+    /// the RTO without backoff). A path that returns after an outage is
+    /// then found within about a round trip, not after a timeout backed off
+    /// over the whole outage
     /// (TCP-Probing's probe cycle, Freeze-TCP's prompt resumption). A
     /// silent path is asked one small request, or a PROBE, at a time, so
     /// the backoff that protects a congested path buys nothing here; and
@@ -719,28 +719,26 @@ impl Pipe {
     /// window restarts, and the pipe probes its path until it answers.
     pub fn time_out(&mut self, now: Instant) -> PipeReport {
         let mut report = PipeReport::default();
-        {
-            self.rto_deadline = None;
-            self.timeouts += 1;
-            self.intervals.on_loss();
-            if !self.blackout {
-                self.outage = Some(self.outage_starts());
-                self.expiries = 0;
-            }
-            self.expiries += 1;
-            let in_use = self.window().min(self.config.rwnd_bytes());
-            self.cc.on_loss(now, LossCause::Timeout, in_use);
-            self.rtt.back_off();
-            report.lost = self.outstanding.values().map(|r| r.start).collect();
-            for (l, r) in std::mem::take(&mut self.outstanding) {
-                self.give_up(l, r.sent_at);
-            }
-            self.in_flight = 0;
-            self.recovery.on_timeout(self.next_local);
-            self.blackout = true;
-            self.fast_retransmit = true;
-            // Re-armed by the next request, backed off.
+        self.rto_deadline = None;
+        self.timeouts += 1;
+        self.intervals.on_loss();
+        if !self.blackout {
+            self.outage = Some(self.outage_starts());
+            self.expiries = 0;
         }
+        self.expiries += 1;
+        let in_use = self.window().min(self.config.rwnd_bytes());
+        self.cc.on_loss(now, LossCause::Timeout, in_use);
+        self.rtt.back_off();
+        report.lost = self.outstanding.values().map(|r| r.start).collect();
+        for (l, r) in std::mem::take(&mut self.outstanding) {
+            self.give_up(l, r.sent_at);
+        }
+        self.in_flight = 0;
+        self.recovery.on_timeout(self.next_local);
+        self.blackout = true;
+        self.fast_retransmit = true;
+        // Re-armed by the next request, backed off.
         report
     }
 

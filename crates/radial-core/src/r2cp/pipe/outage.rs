@@ -27,13 +27,13 @@ impl Pipe {
             return;
         }
         self.blackout = false;
+        self.probe_deadline = None;
+        self.rtt.reset_backoff();
         // A request still out was timed for a probe: it gets the RTO of a
         // path that answers.
         if let Some(d) = self.rto_deadline.as_mut() {
             *d = (*d).max(now + self.rtt.rto());
         }
-        self.probe_deadline = None;
-        self.rtt.reset_backoff();
         let before = self.outage.take();
         if self.expiries >= 2 {
             if let Some(o) = before {
