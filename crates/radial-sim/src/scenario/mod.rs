@@ -143,6 +143,9 @@ impl Scenario {
     }
 }
 
+/// The most samples of a run's series a scenario may ask for.
+pub const MAX_SAMPLES: u64 = 1_000_000;
+
 struct Resolver<'a> {
     file: &'a str,
     text: &'a str,
@@ -185,6 +188,29 @@ impl Resolver<'_> {
         None
     }
 
+    /// A sample interval that would take more than [`MAX_SAMPLES`] samples
+    /// of the run can only be a typo (a microsecond for a millisecond): the
+    /// run would spend its time, and its memory, on samples.
+    fn sample_interval(&self, file: &File) -> Result<(), ScenarioError> {
+        let Some(t) = file.scenario.sample_interval else {
+            return Ok(());
+        };
+        let (every, duration) = (t.0.as_nanos(), file.scenario.duration.0.as_nanos());
+        if every > 0 && duration / every > MAX_SAMPLES {
+            return self.err(
+                self.key_span("sample_interval"),
+                "scenario.sample_interval".into(),
+                format!(
+                    "an interval of {} s takes {} samples of a {} s run; at most {MAX_SAMPLES} (0 turns sampling off)",
+                    t.0.as_secs_f64(),
+                    duration / every,
+                    file.scenario.duration.0.as_secs_f64()
+                ),
+            );
+        }
+        Ok(())
+    }
+
     fn node(
         &self,
         names: &[String],
@@ -202,6 +228,7 @@ impl Resolver<'_> {
     }
 
     fn resolve(&self, file: File, seed: u64) -> Result<RunSpec, ScenarioError> {
+        self.sample_interval(&file)?;
         let (nodes, energy) = self.nodes(&file)?;
         let mut channels = Vec::new();
         let links = self.links(&file, &nodes, &mut channels)?;

@@ -587,6 +587,19 @@ fn a_channel_state_shorter_than_a_packet() {
 }
 
 #[test]
+fn a_sample_interval_of_millions_of_samples() {
+    // A microsecond for a millisecond: ten million samples of a 10 s run.
+    let line = "[scenario]\nsample_interval = \"1us\"";
+    let text = BASE.replacen("[scenario]", line, 1);
+    let e = expect_error(&text, "sample_interval", "sample_interval =");
+    assert!(e.message.contains("at most 1000000"), "{e}");
+    for ok in ["10us", "0s"] {
+        let text = text.replace("1us", ok);
+        assert!(Scenario::parse("ok.toml", &text).is_ok(), "{ok}");
+    }
+}
+
+#[test]
 fn a_pipe_dropped_before_it_is_closed() {
     let text = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
         + "pipes = [{ via = \"B\", close = \"5s\", drop = \"3s\" }]\n";
