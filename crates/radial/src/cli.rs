@@ -34,7 +34,8 @@ enum Command {
         /// Seed (default: the scenario's first seed).
         #[arg(long)]
         seed: Option<u64>,
-        /// Set a sweep parameter: --set loss=0.01 (default: its first value).
+        /// Set a sweep parameter: --set loss=0.01 (default: its first value; a zipped
+        /// parameter's listed value brings its group's values along).
         #[arg(long = "set", value_name = "NAME=VALUE")]
         set: Vec<String>,
         /// Output directory.

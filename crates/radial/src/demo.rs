@@ -176,7 +176,7 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
          the multi-path protocols brought into the receive buffer, in or out of order), \
          `results.csv` (one row per flow and run). Shaded bands and labels are the phases; dashed \
          lines the moments the host's interfaces change.\n\
-         Reproduce one run: `radial run scenarios/demo.toml --set protocol=r2cp --set n_multi=1 --set n_single=0`."
+         Reproduce one run: `radial run scenarios/demo.toml --set protocol=r2cp`."
     );
     write(&out.join("summary.md"), &md)?;
     draw(

@@ -2,6 +2,13 @@
 
 use super::*;
 
+/// The largest segment: with 40 bytes of TCP/IP headers, the largest IPv4
+/// packet (65,535 bytes).
+const MAX_PACKET_SIZE: u64 = 65_535 - 40;
+
+/// The largest window in bytes: TCP's with window scaling (RFC 7323 §2.3).
+const MAX_WINDOW_BYTES: u64 = 1 << 30;
+
 /// A link's loss, as a `loss` key of a scenario file's `[[link]]` writes it
 /// (a probability, or a table with `model`, `direction` and `shared`),
 /// read and checked for another file with the same key (the emulator's
@@ -209,6 +216,44 @@ impl Resolver<'_> {
         }
         if let Some(v) = t.initial_rto {
             c.rtt.initial_rto = v.0;
+        }
+        if c.mss > MAX_PACKET_SIZE {
+            return self.err(
+                self.key_span("packet_size"),
+                format!("{key}.packet_size"),
+                format!(
+                    "{} bytes: a segment and its 40 bytes of TCP/IP headers must fit the \
+                     largest IPv4 packet ({MAX_PACKET_SIZE} bytes at most)",
+                    c.mss
+                ),
+            );
+        }
+        if c.window.saturating_mul(c.mss) > MAX_WINDOW_BYTES {
+            return self.err(
+                self.key_span("window"),
+                format!("{key}.window"),
+                format!(
+                    "{} segments of {} bytes are more than TCP's largest window, 2^30 bytes \
+                     with window scaling (RFC 7323 §2.3): at most {} segments",
+                    c.window,
+                    c.mss,
+                    MAX_WINDOW_BYTES / c.mss
+                ),
+            );
+        }
+        if let Some(v) = t.initial_rto {
+            if v.0 < c.rtt.min_rto || v.0 > c.rtt.max_rto {
+                return self.err(
+                    self.key_span("initial_rto"),
+                    format!("{key}.initial_rto"),
+                    format!(
+                        "initial_rto ({} s) is outside min_rto to max_rto ({} to {} s)",
+                        v.0.as_secs_f64(),
+                        c.rtt.min_rto.as_secs_f64(),
+                        c.rtt.max_rto.as_secs_f64()
+                    ),
+                );
+            }
         }
         if c.rtt.max_rto < c.rtt.min_rto {
             return self.err(

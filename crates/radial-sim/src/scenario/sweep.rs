@@ -130,24 +130,62 @@ impl Scenario {
     }
 
     /// The point that sets `overrides` and the first value of every other
-    /// parameter. Unknown names are errors.
+    /// parameter. A zipped parameter set to one of its listed values brings
+    /// its group's others along (their values at the same place in their
+    /// lists) unless they are set too; set to a value not in its list, the
+    /// others of its group must be set as well, since none of their values
+    /// goes with it. Unknown names are errors.
     pub fn point_with(&self, overrides: &[(String, String)]) -> Result<Point, ScenarioError> {
+        let err = |key: &str, message: String| ScenarioError {
+            file: self.file.clone(),
+            line: None,
+            key: key.to_string(),
+            message,
+        };
         let mut p = Point { values: Vec::new() };
         for (name, values) in &self.params {
             p.values.push((name.clone(), values[0].clone()));
         }
+        let set = |p: &mut Point, name: &str, v: toml::Value| {
+            if let Some(slot) = p.values.iter_mut().find(|(n, _)| n == name) {
+                slot.1 = v;
+            }
+        };
+        let explicit = |name: &str| overrides.iter().any(|(k, _)| k == name);
+        // The group partners first, so an explicit value always wins.
         for (k, v) in overrides {
-            let slot = p
-                .values
-                .iter_mut()
-                .find(|(n, _)| n == k)
-                .ok_or_else(|| ScenarioError {
-                    file: self.file.clone(),
-                    line: None,
-                    key: k.clone(),
-                    message: "no such sweep parameter".into(),
-                })?;
-            slot.1 = value_of(v);
+            let Some((_, values)) = self.params.iter().find(|(n, _)| n == k) else {
+                return Err(err(k, "no such sweep parameter".into()));
+            };
+            let Some(group) = self.zip.iter().find(|g| g.contains(k)) else {
+                continue;
+            };
+            let value = value_of(v);
+            match values.iter().position(|x| same_value(x, &value)) {
+                Some(i) => {
+                    for partner in group.iter().filter(|n| !explicit(n)) {
+                        if let Some((_, vs)) = self.params.iter().find(|(n, _)| n == partner) {
+                            set(&mut p, partner, vs[i].clone());
+                        }
+                    }
+                }
+                None => {
+                    if let Some(missing) = group.iter().find(|n| !explicit(n)) {
+                        return Err(err(
+                            k,
+                            format!(
+                                "`{v}` is not one of its listed values, and it is zipped with \
+                                 `{missing}`: set every parameter of its group ({}) or pick a \
+                                 listed value",
+                                group.join(", ")
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        for (k, v) in overrides {
+            set(&mut p, k, value_of(v));
         }
         Ok(p)
     }
@@ -183,6 +221,20 @@ impl Scenario {
             }
         }
         Ok(())
+    }
+}
+
+/// Whether two parameter values are the same: numbers by value (`2` is
+/// `2.0`), others exactly.
+fn same_value(a: &toml::Value, b: &toml::Value) -> bool {
+    let num = |v: &toml::Value| match v {
+        toml::Value::Integer(i) => Some(*i as f64),
+        toml::Value::Float(f) => Some(*f),
+        _ => None,
+    };
+    match (num(a), num(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
     }
 }
 

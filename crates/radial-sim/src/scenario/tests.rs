@@ -476,6 +476,38 @@ fn zipped_parameters_advance_together() {
 }
 
 #[test]
+fn setting_a_zipped_parameter_brings_its_group_along() {
+    let text = edit("protocol = \"tcp-sack\"", "protocol = \"${proto}\"")
+        + "\n[sweep]\nzip = [\"a\", \"b\"]\n[sweep.params]\nproto = [\"tcp-sack\", \"rcp\"]\na = [1, 2.5, 3]\nb = [30, 20, 10]\n";
+    let sc = Scenario::parse("zip.toml", &text).unwrap();
+    let set = |pairs: &[(&str, &str)]| {
+        let o: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        sc.point_with(&o)
+    };
+    let pair = |p: &Point| (p.text("a").unwrap(), p.text("b").unwrap());
+    // A listed value picks its place in the group.
+    let p = set(&[("b", "10")]).unwrap();
+    assert_eq!(pair(&p), ("3".into(), "10".into()));
+    let p = set(&[("a", "2.5")]).unwrap();
+    assert_eq!(pair(&p), ("2.5".into(), "20".into()));
+    // `3.0` is the listed `3`.
+    assert_eq!(pair(&set(&[("a", "3.0")]).unwrap()).1, "10");
+    // An explicit partner wins; unzipped parameters stay alone.
+    let p = set(&[("a", "2.5"), ("b", "5"), ("proto", "rcp")]).unwrap();
+    assert_eq!(pair(&p), ("2.5".into(), "5".into()));
+    assert_eq!(p.text("proto").as_deref(), Some("rcp"));
+    // An unlisted value needs the whole group.
+    let e = set(&[("a", "7")]).unwrap_err();
+    assert_eq!(e.key, "a");
+    assert!(e.message.contains("`b`"), "{e}");
+    let p = set(&[("a", "7"), ("b", "1")]).unwrap();
+    assert_eq!(pair(&p), ("7".into(), "1".into()));
+}
+
+#[test]
 fn pipes_only_for_r2cp_flows() {
     let text = format!("{BASE}pipes = [{{ via = \"B\" }}]\n");
     expect_error(&text, "flow[0].pipes", "protocol = \"tcp-sack\"");
@@ -573,6 +605,40 @@ fn max_rto_below_min_rto() {
     );
     let e = expect_error(&text, "max_rto", "max_rto =");
     assert!(e.message.contains("below min_rto"), "{e}");
+}
+
+#[test]
+fn an_initial_rto_outside_min_rto_to_max_rto() {
+    for rto in ["1ns", "100000s"] {
+        let text = BASE.replace(
+            "[[node]]\nname = \"A\"",
+            &format!("[tcp]\ninitial_rto = \"{rto}\"\n\n[[node]]\nname = \"A\""),
+        );
+        let e = expect_error(&text, "initial_rto", "initial_rto =");
+        assert!(e.message.contains("outside min_rto to max_rto"), "{e}");
+    }
+}
+
+#[test]
+fn a_packet_larger_than_ip_carries_or_a_window_larger_than_tcp_has() {
+    // Both once ran until memory ran out: the sender's buffer holds two
+    // windows.
+    let tcp = |line: &str| {
+        BASE.replace(
+            "[[node]]\nname = \"A\"",
+            &format!("[tcp]\n{line}\n\n[[node]]\nname = \"A\""),
+        )
+    };
+    let e = expect_error(
+        &tcp("packet_size = 100000000000"),
+        "packet_size",
+        "packet_size =",
+    );
+    assert!(e.message.contains("largest IPv4 packet"), "{e}");
+    assert!(Scenario::parse("ok.toml", &tcp("packet_size = 65495")).is_ok());
+    let e = expect_error(&tcp("window = 1000000000000"), "window", "window =");
+    assert!(e.message.contains("at most 1073741 segments"), "{e}");
+    assert!(Scenario::parse("ok.toml", &tcp("window = 1073741")).is_ok());
 }
 
 #[test]
