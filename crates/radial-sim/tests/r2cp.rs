@@ -883,6 +883,33 @@ fn a_long_round_trip_pipe_goes_on_in_slow_start_after_each_silent_turn() {
 }
 
 #[test]
+fn a_pipe_whose_syn_was_lost_opens_as_the_working_path_falls_silent() {
+    // A 2 Mbit/s WLAN (30 ms to its access point, 100-packet queues) and a
+    // 5 Mbit/s WWAN of 330 ms round trip, up in turn for 1.8 s each, the
+    // host told nothing. The WWAN pipe's first SYN is lost: its link is
+    // down. Backed off, its next SYNs left at 1 s (lost too) and at 3 s,
+    // and when the WLAN went at 1.8 s only the WLAN pipe's own RTO, long
+    // after its queue, sent one sooner: in-order delivery waited 1.60 s.
+    // Beside a working pipe a SYN now goes every second, and at once when
+    // the working pipe falls silent.
+    let edits = [
+        ("rate = \"2Mbit/s\"", "rate = \"5Mbit/s\""),
+        ("rate = \"9Mbit/s\"", "rate = \"2Mbit/s\""),
+        ("delay = \"15ms\"", "delay = \"30ms\""),
+        ("delay = \"85ms\"", "delay = \"150ms\""),
+        ("queue = 50", "queue = 100"),
+    ];
+    let silent = storm(&edits, "1.8", 242, "r2cp-silent");
+    let gap = silent.max_delivery_gap_s;
+    assert!(gap < 1.25, "in-order delivery waited {gap:.2} s");
+    let wwan = silent.pipe_handshakes_s[1];
+    assert!(
+        wwan < 2.3,
+        "the WWAN pipe opened {wwan:.2} s after its first SYN"
+    );
+}
+
+#[test]
 fn one_pipe_cuts_its_window_once_for_a_window_of_losses() {
     // One 20 Mbit/s path of 60 ms one way with a 200-packet queue: the
     // slow start overshoots it and loses hundreds of segments in one

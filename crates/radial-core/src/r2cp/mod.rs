@@ -518,6 +518,39 @@ impl R2cpReceiver {
         }
     }
 
+    /// When a working pipe's path counts as fallen silent, if a pipe still
+    /// opening sent its SYN before that path last answered.
+    fn silence_deadline(&self) -> Option<Instant> {
+        let oldest_syn = self.pipes.iter().filter_map(Pipe::syn_sent_at).min()?;
+        self.pipes
+            .iter()
+            .filter_map(Pipe::silent_at)
+            .filter(|&(_, last)| last > oldest_syn)
+            .map(|(at, _)| at)
+            .min()
+    }
+
+    /// A working pipe's path fell silent: every pipe still opening whose
+    /// SYN left before that path last answered sends it again now
+    /// (`pipe::handshake`).
+    fn open_beside_silent(&mut self, now: Instant) {
+        let Some(last) = self
+            .pipes
+            .iter()
+            .filter_map(Pipe::silent_at)
+            .filter(|&(at, _)| at <= now)
+            .map(|(_, last)| last)
+            .max()
+        else {
+            return;
+        };
+        for p in &mut self.pipes {
+            if p.syn_sent_at().is_some_and(|t| t < last) {
+                p.open_again(now);
+            }
+        }
+    }
+
     fn index(&self, path: PathId) -> Option<usize> {
         self.pipes.iter().position(|p| p.path == path)
     }
@@ -646,6 +679,7 @@ impl Endpoint for R2cpReceiver {
             .filter_map(Pipe::poll_timeout)
             .chain(tokens)
             .chain(reinject)
+            .chain(self.silence_deadline())
             .min()
     }
 
@@ -663,10 +697,16 @@ impl Endpoint for R2cpReceiver {
         let live = self.pipes.iter().any(Pipe::live);
         for i in 0..self.pipes.len() {
             if self.pipes[i].poll_timeout().is_some_and(|d| d <= now) {
+                if live && self.pipes[i].handshake_due(now) {
+                    // Beside a working pipe, a SYN is not backed off
+                    // (`pipe::handshake`).
+                    self.pipes[i].open_again(now);
+                }
                 let r = self.pipes[i].handle_timeout(now);
                 self.report(now, i, r);
             }
         }
+        self.open_beside_silent(now);
         if live && !self.pipes.iter().any(Pipe::live) {
             // The last working path fell silent: every other silent path is
             // probed at once, in case one of them came back meanwhile.

@@ -159,6 +159,9 @@ pub struct RcpSender<S = SendBuffer> {
     waiting: VecDeque<(u64, u64, u32)>,
     /// Retransmission of the SYN or SYN+ACK.
     handshake_deadline: Option<Instant>,
+    /// The number of the latest SYN received, echoed in the SYN+ACK so a
+    /// receiver that sent several knows which one was answered.
+    syn_id: u32,
     rtt: RttEstimator,
     out: VecDeque<Out>,
     /// Data bytes in `out`.
@@ -210,6 +213,7 @@ impl<S: Source> RcpSender<S> {
             max_served: 0,
             waiting: VecDeque::new(),
             handshake_deadline: None,
+            syn_id: 0,
             rtt: RttEstimator::new(config.rtt),
             out: VecDeque::new(),
             queued: 0,
@@ -351,6 +355,7 @@ impl<S: Source> RcpSender<S> {
         match self.state {
             State::Listening | State::SynReceived if syn && !ack => {
                 self.state = State::SynReceived;
+                self.syn_id = h.id;
                 self.out.push_back(Out::SynAck);
                 self.handshake_deadline = Some(now + self.rtt.rto());
             }
@@ -390,7 +395,7 @@ impl<S: Source> RcpSender<S> {
         let avail = c.wire_seq(self.buffer.end());
         let (mut flags, seq, id, payload) = match o {
             Out::Syn => (RcpFlags::SYN, c.isn, 0, None),
-            Out::SynAck => (RcpFlags::SYN | RcpFlags::ACK, c.isn, 0, None),
+            Out::SynAck => (RcpFlags::SYN | RcpFlags::ACK, c.isn, self.syn_id, None),
             Out::Ack => (RcpFlags::ACK, c.isn, 0, None),
             Out::FinAck => (RcpFlags::FIN | RcpFlags::ACK, avail, 0, None),
             Out::Update => (RcpFlags::default(), avail, 0, None),
@@ -588,6 +593,21 @@ mod tests {
             id,
         });
         datagram(&h)
+    }
+
+    #[test]
+    fn a_syn_ack_names_the_latest_syn_it_answers() {
+        let mut s = RcpSender::stored(config(), PathId(0), 1000);
+        let mut buf = Vec::new();
+        for (id, at) in [(1, 0), (2, 1_000)] {
+            let now = Instant::from_millis(at);
+            let syn = RcpHeader::new(RcpFlags::SYN, 5, SeqNum(0), SeqNum(0), id);
+            s.on_datagram(now, &datagram(&syn));
+            assert!(s.poll_segment(now, &mut buf).is_some(), "a SYN+ACK");
+            let (h, _) = RcpHeader::parse(&buf).unwrap();
+            assert!(h.flags.contains(RcpFlags::SYN | RcpFlags::ACK));
+            assert_eq!(h.id, id);
+        }
     }
 
     #[test]

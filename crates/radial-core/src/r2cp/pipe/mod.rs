@@ -9,6 +9,7 @@
 
 mod cap;
 mod episode;
+mod handshake;
 mod outage;
 mod pace;
 mod pacer;
@@ -49,6 +50,9 @@ pub const MAX_PROBE_INTERVAL: Duration = Duration::from_millis(100);
 
 /// How many requests deemed lost a pipe remembers for late samples.
 const GIVEN_UP: usize = 256;
+
+/// SYNs whose sending times a pipe keeps, to time the one a SYN+ACK names.
+const SYN_TIMES: usize = 8;
 
 /// Where the pipe's handshake stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +104,12 @@ pub struct Pipe {
     /// The sender's initial sequence number, once known.
     isn: Option<SeqNum>,
     syn_sent_at: Option<Instant>,
+    /// SYNs sent. Each carries its number; a sender echoes the one it
+    /// answers in its SYN+ACK, and the round trip is that SYN's (one that
+    /// echoes none is a sample only if a single SYN left: Karn).
+    syns: u32,
+    /// When the latest [`SYN_TIMES`] SYNs left, by number.
+    syn_times: VecDeque<(u32, Instant)>,
     /// When the first SYN left.
     opened_at: Option<Instant>,
     /// First SYN to SYN+ACK.
@@ -195,6 +205,8 @@ impl Pipe {
             rtt: RttEstimator::new(config.rtt),
             isn: None,
             syn_sent_at: None,
+            syns: 0,
+            syn_times: VecDeque::new(),
             opened_at: None,
             handshake: None,
             outstanding: BTreeMap::new(),
@@ -374,12 +386,17 @@ impl Pipe {
 
     /// Starts the handshake (§4.3.2 `open()`).
     pub fn open(&mut self, now: Instant) {
+        self.syns += 1;
+        self.syn_times.push_back((self.syns, now));
+        if self.syn_times.len() > SYN_TIMES {
+            self.syn_times.pop_front();
+        }
         self.out.push_back(RcpHeader::new(
             RcpFlags::SYN,
             self.config.conn_id,
             self.config.isn,
             self.config.isn,
-            0,
+            self.syns,
         ));
         self.syn_sent_at = Some(now);
         self.opened_at.get_or_insert(now);
@@ -509,11 +526,19 @@ impl Pipe {
             self.fin = Some(self.advertised);
         }
         self.handshake = self.opened_at.map(|t| now - t);
-        if let Some(t) = self.syn_sent_at.take() {
-            if self.rtt.backoff() == 1 {
-                self.rtt.on_sample(t, now);
-                self.cc.on_rtt_sample(now, now - t);
-            }
+        self.syn_sent_at = None;
+        let answered = match h.id {
+            0 if self.syns == 1 => self.syn_times.front().map(|&(_, t)| t),
+            0 => None,
+            id => self
+                .syn_times
+                .iter()
+                .find(|&&(n, _)| n == id)
+                .map(|&(_, t)| t),
+        };
+        if let Some(t) = answered {
+            self.rtt.on_sample(t, now);
+            self.cc.on_rtt_sample(now, now - t);
         }
         // The path answers: the first requests are timed from the initial
         // RTO (Karn keeps a retried SYN's answer from being a sample), not

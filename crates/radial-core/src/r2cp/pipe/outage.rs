@@ -76,10 +76,8 @@ impl Pipe {
         if self.blackout && self.probe_deadline.take().is_some() {
             self.expiries += 1;
         }
-        if self.state == PipeState::Opening && !self.suspended && self.handshake_deadline.is_some()
-        {
-            self.rtt.reset_backoff();
-            self.open(now);
+        if self.opening() {
+            self.open_again(now);
         }
     }
 
@@ -125,7 +123,7 @@ impl Pipe {
         self.blackout = false;
         self.expiries = 0;
         match self.state {
-            PipeState::Opening => self.open(now),
+            PipeState::Opening => self.open_again(now),
             PipeState::Established => {
                 let before = self.outage.take().unwrap_or_else(|| self.outage_starts());
                 self.resume(before);
