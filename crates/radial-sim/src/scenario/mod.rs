@@ -261,4 +261,6 @@ impl Resolver<'_> {
 }
 
 #[cfg(test)]
+mod sweep_tests;
+#[cfg(test)]
 mod tests;

@@ -1,5 +1,5 @@
-//! When a pipe still opening sends its SYN again (beyond the R²CP paper,
-//! whose pipes open as RCP connections do, §4.3.2).
+//! A pipe's handshake (R²CP §4.3.2: pipes open as RCP connections do), and
+//! when a pipe still opening sends its SYN again (beyond the paper).
 //!
 //! A lone connection backs its SYN off exponentially (RFC 6298 §5.5): its
 //! only path may be congested. A pipe opening beside others that work is
@@ -13,10 +13,77 @@
 //! last SYN left before that path's last answer sends one at once: the
 //! link the host lost may be the one it handed over from.
 
-use super::{Pipe, PipeState};
+use super::{Pipe, PipeReport, PipeState, SYN_TIMES};
 use crate::time::Instant;
+use crate::wire::rcp::{RcpFlags, RcpHeader};
 
 impl Pipe {
+    /// Starts the handshake (§4.3.2 `open()`).
+    pub fn open(&mut self, now: Instant) {
+        self.syns += 1;
+        self.syn_times.push_back((self.syns, now));
+        if self.syn_times.len() > SYN_TIMES {
+            self.syn_times.pop_front();
+        }
+        self.out.push_back(RcpHeader::new(
+            RcpFlags::SYN,
+            self.config.conn_id,
+            self.config.isn,
+            self.config.isn,
+            self.syns,
+        ));
+        self.syn_sent_at = Some(now);
+        self.opened_at.get_or_insert(now);
+        self.handshake_deadline = Some(now + self.rtt.rto());
+    }
+
+    /// The sender's SYN+ACK: learn its sequence space and what it has.
+    pub fn on_synack(&mut self, now: Instant, h: &RcpHeader) -> PipeReport {
+        let mut report = PipeReport::default();
+        self.out.push_back(RcpHeader::new(
+            RcpFlags::ACK,
+            self.config.conn_id,
+            self.config.isn,
+            self.config.isn,
+            0,
+        ));
+        if self.state == PipeState::Established {
+            return report;
+        }
+        self.isn = Some(h.seq);
+        self.avail = self.offset_of(h.deq, 0);
+        self.advertised = self.avail;
+        if h.flags.contains(RcpFlags::FIN) {
+            self.fin = Some(self.advertised);
+        }
+        self.handshake = self.opened_at.map(|t| now - t);
+        self.syn_sent_at = None;
+        let answered = match h.id {
+            0 if self.syns == 1 => self.syn_times.front().map(|&(_, t)| t),
+            0 => None,
+            id => self
+                .syn_times
+                .iter()
+                .find(|&&(n, _)| n == id)
+                .map(|&(_, t)| t),
+        };
+        if let Some(t) = answered {
+            self.rtt.on_sample(t, now);
+            self.cc.on_rtt_sample(now, now - t);
+        }
+        // The path answers: the first requests are timed from the initial
+        // RTO (Karn keeps a retried SYN's answer from being a sample), not
+        // from the handshake's backed-off timer, which would hold whatever
+        // they ask for that much longer if the path fails again.
+        self.rtt.reset_backoff();
+        self.state = PipeState::Established;
+        self.handshake_deadline = None;
+        self.cc
+            .set_cwnd(self.config.cc.initial_window * self.config.mss);
+        report.established = true;
+        report
+    }
+
     /// Sends the SYN again now, its timer no longer backed off.
     pub fn open_again(&mut self, now: Instant) {
         self.rtt.reset_backoff();
@@ -52,11 +119,7 @@ impl Pipe {
         let oldest = self.outstanding.values().next()?.sent_at;
         let (last, _) = self.last_answer?;
         let srtt = self.rtt.srtt()?;
-        let slack = self
-            .answer_gap
-            .unwrap_or_default()
-            .saturating_mul(4)
-            .max(srtt.div(4));
+        let slack = self.silence_slack();
         Some(((last + slack).max(oldest + srtt + slack), last))
     }
 }

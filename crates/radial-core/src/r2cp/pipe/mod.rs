@@ -384,25 +384,6 @@ impl Pipe {
         (near as i64 + delta).max(0) as u64
     }
 
-    /// Starts the handshake (§4.3.2 `open()`).
-    pub fn open(&mut self, now: Instant) {
-        self.syns += 1;
-        self.syn_times.push_back((self.syns, now));
-        if self.syn_times.len() > SYN_TIMES {
-            self.syn_times.pop_front();
-        }
-        self.out.push_back(RcpHeader::new(
-            RcpFlags::SYN,
-            self.config.conn_id,
-            self.config.isn,
-            self.config.isn,
-            self.syns,
-        ));
-        self.syn_sent_at = Some(now);
-        self.opened_at.get_or_insert(now);
-        self.handshake_deadline = Some(now + self.rtt.rto());
-    }
-
     /// May the pipe request one more segment now?
     pub fn can_request(&self, now: Instant) -> bool {
         self.state == PipeState::Established
@@ -504,53 +485,6 @@ impl Pipe {
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.timer());
         }
-    }
-
-    /// The sender's SYN+ACK: learn its sequence space and what it has.
-    pub fn on_synack(&mut self, now: Instant, h: &RcpHeader) -> PipeReport {
-        let mut report = PipeReport::default();
-        self.out.push_back(RcpHeader::new(
-            RcpFlags::ACK,
-            self.config.conn_id,
-            self.config.isn,
-            self.config.isn,
-            0,
-        ));
-        if self.state == PipeState::Established {
-            return report;
-        }
-        self.isn = Some(h.seq);
-        self.avail = self.offset_of(h.deq, 0);
-        self.advertised = self.avail;
-        if h.flags.contains(RcpFlags::FIN) {
-            self.fin = Some(self.advertised);
-        }
-        self.handshake = self.opened_at.map(|t| now - t);
-        self.syn_sent_at = None;
-        let answered = match h.id {
-            0 if self.syns == 1 => self.syn_times.front().map(|&(_, t)| t),
-            0 => None,
-            id => self
-                .syn_times
-                .iter()
-                .find(|&&(n, _)| n == id)
-                .map(|&(_, t)| t),
-        };
-        if let Some(t) = answered {
-            self.rtt.on_sample(t, now);
-            self.cc.on_rtt_sample(now, now - t);
-        }
-        // The path answers: the first requests are timed from the initial
-        // RTO (Karn keeps a retried SYN's answer from being a sample), not
-        // from the handshake's backed-off timer, which would hold whatever
-        // they ask for that much longer if the path fails again.
-        self.rtt.reset_backoff();
-        self.state = PipeState::Established;
-        self.handshake_deadline = None;
-        self.cc
-            .set_cwnd(self.config.cc.initial_window * self.config.mss);
-        report.established = true;
-        report
     }
 
     /// Takes the sender's advertisement and end-of-stream mark from a DATA

@@ -117,9 +117,16 @@ impl Pipe {
         let Some((at, latest_asked)) = self.last_answer else {
             return true;
         };
+        latest_asked < asked && now.saturating_since(at) >= self.silence_slack()
+    }
+
+    /// How long a working path may answer nothing before it counts as
+    /// silent: four of its usual intervals between answers, or a quarter of
+    /// its round trip if longer.
+    pub(super) fn silence_slack(&self) -> Duration {
         let srtt = self.rtt.srtt().unwrap_or(Duration::ZERO);
         let gap = self.answer_gap.unwrap_or(Duration::ZERO);
-        latest_asked < asked && now.saturating_since(at) >= gap.saturating_mul(4).max(srtt.div(4))
+        gap.saturating_mul(4).max(srtt.div(4))
     }
 
     /// When, at the pace this pipe answers now, its request sent at `asked`
