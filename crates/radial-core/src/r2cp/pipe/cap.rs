@@ -108,6 +108,29 @@ mod tests {
     }
 
     #[test]
+    fn a_paced_pipe_sends_the_request_an_answer_clocks_at_once_and_paces_the_growth() {
+        let mut p = capped(1000);
+        let (mut next, t) = run(&mut p, 0, 20, 6);
+        // A window far larger than the pace's bucket of ten segments: the
+        // pace, not the window, holds the pipe back.
+        p.cc.restart(60 * MSS, 1000 * MSS);
+        let now = ms(t + 1);
+        while p.can_request(now) {
+            p.request(now, next * MSS, (next + 1) * MSS, 0);
+            next += 1;
+        }
+        assert!(p.is_paced() && p.window_has_room(), "held by the pace");
+        // An answer at the same instant: in slow start it frees one slot
+        // and grows the window by another; the first leaves with it, the
+        // growth waits for the pace.
+        let oldest = *p.outstanding.keys().next().unwrap();
+        p.on_data(now, (oldest + 1) as u32);
+        assert!(p.can_request(now));
+        p.request(now, next * MSS, (next + 1) * MSS, 0);
+        assert!(p.window_has_room() && !p.can_request(now));
+    }
+
+    #[test]
     fn below_its_cap_the_window_keeps_its_own_rules() {
         let mut p = capped(1000);
         let before = p.cwnd();

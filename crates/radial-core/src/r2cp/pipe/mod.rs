@@ -427,6 +427,15 @@ impl Pipe {
             .is_none_or(|pace| self.pacer.ready(now, pace, self.config.mss))
     }
 
+    /// An answer of `len` bytes arrived: the request it clocks, the one
+    /// that takes its place in the window, is not held by the pace (see
+    /// [`pacer`]).
+    fn clock_pace(&mut self, now: Instant, len: u64) {
+        if let Some(pace) = self.pace() {
+            self.pacer.credit(now, pace, len);
+        }
+    }
+
     /// The pipe has room in its window but its pace holds it back: it asks
     /// again when the pace lets it ([`Pipe::poll_timeout`]).
     pub fn note_paced(&mut self, now: Instant) {
@@ -520,6 +529,7 @@ impl Pipe {
         let len = r.end - r.start;
         self.in_flight -= len;
         self.intervals.on_delivered(len);
+        self.clock_pace(now, len);
         let sample = now - r.sent_at;
         let min_rtt = self.rtt.min_rtt().map_or(sample, |m| m.min(sample));
         self.rate.on_answer(now, len, r.sent_at, r.snap, min_rtt);

@@ -1,6 +1,6 @@
 //! Pacing of a pipe's requests (beyond the R²CP paper): a token bucket
 //! that lets the pipe ask at a multiple of its window per round trip, with
-//! bursts of a few segments.
+//! bursts of a few segments, and at once for what its answers clock.
 //!
 //! A pipe's requests are clocked by its arrivals, one or two per answer,
 //! except when the receive buffer opens all at once: the head of line
@@ -17,6 +17,26 @@
 //! 1.2 after (`tcp_pacing_ca_ratio`). The bucket holds [`BURST`] segments,
 //! or more if the pace fills them faster than [`BURST_TIME`]: a driver that
 //! wakes once a millisecond still keeps a fast path busy.
+//!
+//! Unlike Linux's pacing, each answer also puts a segment's worth into the
+//! bucket, up to its depth ([`Pacer::credit`]): the request that takes the
+//! answered one's place in the window leaves with the answer, as RCP's do
+//! on one path, and only what the window grows by, or what the buffer
+//! opens at once, is paced. Paced at the rate alone, a window smaller than
+//! its path's bandwidth-delay product was spread over the whole round trip
+//! where RCP's leaves in one run at the path's rate: on a bursty channel (a
+//! Gilbert-Elliott bad state shorter than the round trip) the spread window
+//! met every bad spell, the run only some. A 10 Mbit/s satellite pipe of
+//! 600 ms beside two 1 Mbit/s terrestrial ones, all three bursty, with a
+//! receive buffer that did not hold it back, carried 1.28 Mbit/s over 200
+//! seeds where RCP alone on its path carries 1.39; 1.38 with the credit.
+//! With a buffer of twice the paths' summed bandwidth times the longest
+//! round trip the connection went from 93.8 % to 95.8 % of what the three
+//! paths carry alone. Crediting the second request an answer clocks in
+//! slow start as well gained a little more there (96.4 %) but gave back
+//! much of what pacing gains on paths with shallow queues (a 10 and a 5
+//! Mbit/s satellite path with 50-packet queues: 9.96 Mbit/s without a
+//! credit, 6.48 with this one, 4.39 with two segments in slow start).
 
 use crate::time::{Duration, Instant};
 
@@ -102,6 +122,13 @@ impl Pacer {
         self.tokens = Some((left, now));
     }
 
+    /// An answer clocking `bytes` of requests arrived at `now`: they may
+    /// leave at once, up to a full bucket.
+    pub(super) fn credit(&mut self, now: Instant, pace: Pace, bytes: u64) {
+        let tokens = self.available(now, pace).saturating_add(bytes);
+        self.tokens = Some((tokens.min(pace.depth), now));
+    }
+
     /// When `bytes` may be asked for, at the earliest.
     pub(super) fn ready_at(&self, now: Instant, pace: Pace, bytes: u64) -> Instant {
         let have = self.available(now, pace);
@@ -142,6 +169,24 @@ mod tests {
         // Idle for a second: the bucket holds ten segments, not a thousand.
         p.spend(Instant::from_millis(1), pace, 1000);
         assert_eq!(p.available(Instant::from_millis(1_001), pace), 10_000);
+    }
+
+    #[test]
+    fn an_answer_lets_the_requests_it_clocks_go_at_once_up_to_a_full_bucket() {
+        // 1 segment per 100 ms: an empty bucket would hold the next request
+        // for 100 ms.
+        let pace = Pace::new(10_000, 1000);
+        let mut p = Pacer::new();
+        let t = Instant::from_millis(0);
+        for _ in 0..10 {
+            p.spend(t, pace, 1000);
+        }
+        assert!(!p.ready(t, pace, 1000));
+        p.credit(t, pace, 2000);
+        assert!(p.ready(t, pace, 2000) && !p.ready(t, pace, 3000));
+        // Credit beyond the depth is not kept: a burst stays a burst of ten.
+        p.credit(t, pace, 50_000);
+        assert_eq!(p.available(t, pace), 10_000);
     }
 
     #[test]
