@@ -49,7 +49,7 @@ impl Pipe {
 #[cfg(test)]
 mod tests {
     use crate::r2cp::pipe::Pipe;
-    use crate::time::Instant;
+    use crate::time::{Duration, Instant};
 
     const MSS: u64 = 1000;
 
@@ -107,27 +107,52 @@ mod tests {
         assert_eq!(p.cwnd(), 10 * MSS);
     }
 
-    #[test]
-    fn a_paced_pipe_sends_the_request_an_answer_clocks_at_once_and_paces_the_growth() {
-        let mut p = capped(1000);
-        let (mut next, t) = run(&mut p, 0, 20, 6);
-        // A window far larger than the pace's bucket of ten segments: the
-        // pace, not the window, holds the pipe back.
-        p.cc.restart(60 * MSS, 1000 * MSS);
-        let now = ms(t + 1);
-        while p.can_request(now) {
-            p.request(now, next * MSS, (next + 1) * MSS, 0);
-            next += 1;
+    /// A path of 10 ms round trip (the handshake's) that answers ten
+    /// segments a millisecond (a bandwidth-delay product of 100 segments),
+    /// driven for `ms_total` ms from `t`: each millisecond the ten oldest
+    /// requests answer if they left 10 ms ago, then the pipe asks what its
+    /// window and pace allow.
+    fn path(p: &mut Pipe, mut next: u64, t: u64, ms_total: u64) -> (u64, u64) {
+        for now in t..t + ms_total {
+            for _ in 0..10 {
+                match p.outstanding.first_key_value() {
+                    Some((&oldest, r)) if r.sent_at + Duration::from_millis(10) <= ms(now) => {
+                        p.on_data(ms(now), (oldest + 1) as u32);
+                    }
+                    _ => break,
+                }
+            }
+            while p.can_request(ms(now)) {
+                p.request(ms(now), next * MSS, (next + 1) * MSS, 0);
+                next += 1;
+            }
         }
-        assert!(p.is_paced() && p.window_has_room(), "held by the pace");
-        // An answer at the same instant: in slow start it frees one slot
-        // and grows the window by another; the first leaves with it, the
-        // growth waits for the pace.
-        let oldest = *p.outstanding.keys().next().unwrap();
-        p.on_data(now, (oldest + 1) as u32);
-        assert!(p.can_request(now));
-        p.request(now, next * MSS, (next + 1) * MSS, 0);
-        assert!(p.window_has_room() && !p.can_request(now));
+        (next, t + ms_total)
+    }
+
+    /// The pipe on that path with its congestion window set to `window`
+    /// segments and its pace's bucket empty; then an answer arrives.
+    /// Returns whether the pace lets a request leave at once.
+    fn answer_when_paced(window: u64) -> bool {
+        let mut p = capped(1000);
+        let (_, t) = path(&mut p, 0, 20, 300);
+        assert_eq!(p.bdp(), Some(100 * MSS), "the path's product");
+        p.cc.restart(window * MSS, window * MSS);
+        let (now, pace) = (ms(t), p.pace().expect("paced beside other pipes"));
+        p.pacer.spend(now, pace, pace.depth);
+        assert!(!p.pacer.ready(now, pace, MSS), "the bucket is empty");
+        p.clock_pace(now, MSS);
+        p.pacer.ready(now, p.pace().expect("still paced"), MSS)
+    }
+
+    #[test]
+    fn below_its_path_s_product_an_answer_lets_the_request_it_clocks_go_at_once() {
+        assert!(answer_when_paced(60));
+    }
+
+    #[test]
+    fn above_its_path_s_product_the_pace_holds_every_request() {
+        assert!(!answer_when_paced(300));
     }
 
     #[test]

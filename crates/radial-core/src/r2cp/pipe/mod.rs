@@ -427,11 +427,13 @@ impl Pipe {
             .is_none_or(|pace| self.pacer.ready(now, pace, self.config.mss))
     }
 
-    /// An answer of `len` bytes arrived: the request it clocks, the one
-    /// that takes its place in the window, is not held by the pace (see
+    /// An answer of `len` bytes arrived: while the window is below its
+    /// path's bandwidth-delay product, the request it clocks, the one that
+    /// takes its place in the window, is not held by the pace (see
     /// [`pacer`]).
     fn clock_pace(&mut self, now: Instant, len: u64) {
-        if let Some(pace) = self.pace() {
+        let below_bdp = self.bdp().is_some_and(|bdp| self.cwnd() < bdp);
+        if let (true, Some(pace)) = (below_bdp, self.pace()) {
             self.pacer.credit(now, pace, len);
         }
     }
