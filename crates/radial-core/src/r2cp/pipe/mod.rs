@@ -432,8 +432,8 @@ impl Pipe {
     /// takes its place in the window, is not held by the pace (see
     /// [`pacer`]).
     fn clock_pace(&mut self, now: Instant, len: u64) {
-        let below_bdp = self.bdp().is_some_and(|bdp| self.cwnd() < bdp);
-        if let (true, Some(pace)) = (below_bdp, self.pace()) {
+        let Some(pace) = self.pace() else { return };
+        if self.bdp().is_some_and(|bdp| self.cwnd() < bdp) {
             self.pacer.credit(now, pace, len);
         }
     }
