@@ -17,9 +17,11 @@ impl R2cpReceiver {
     /// and the slower pipe's window is halved, at most once per its round
     /// trip, so that it holds less of the buffer. A slow pipe thus never
     /// holds the connection below what the quick one would do alone. A
-    /// holder whose path fell silent (`Pipe::fell_silent`) is timed out
-    /// there and then: all it holds is asked again, not one head of line
-    /// per round trip until its own RTO.
+    /// holder whose path fell silent (`Pipe::fell_silent`, or the request
+    /// missed its turn in the holder's stream of answers:
+    /// `Pipe::turn_missed_at`) is timed out there and then: all it holds is
+    /// asked again, not one head of line per round trip until its own
+    /// RTO.
     pub(super) fn reinject(&mut self, i: usize, ask: &Ask, limits: Limits, blocked: bool) -> bool {
         let hol = ask.deq;
         if hol >= ask.buffer_end || self.buffer.holds(hol) {
@@ -49,7 +51,12 @@ impl R2cpReceiver {
         // only a little late is left alone, but the engine wakes up when it
         // would be asked for again.
         let due = b.sent_at + theirs;
-        let late = b.sent_at + self.pipes[j].patience();
+        // Late at the holder's patience, or sooner once the request missed
+        // its turn in the holder's stream of answers (`Pipe::turn_missed_at`:
+        // a link that went away under a queue of requests).
+        let patience = b.sent_at + self.pipes[j].patience();
+        let missed = self.pipes[j].turn_missed_at(b.sent_at);
+        let late = missed.map_or(patience, |t| t.min(patience));
         // When the holder will bring it at the pace it answers now (see
         // `Pipe::answer_expected`): a path that slowed down shows it there
         // first, long before in its smoothed round trip.
@@ -100,7 +107,9 @@ impl R2cpReceiver {
         if theirs > ours && blocked {
             self.pipes[j].penalise(ask.now);
         }
-        if overdue && self.pipes[j].fell_silent(ask.now, b.sent_at) {
+        let silent =
+            missed.is_some_and(|t| ask.now >= t) || self.pipes[j].fell_silent(ask.now, b.sent_at);
+        if overdue && silent {
             // The holder's path fell silent while pipe `i`'s works: all it
             // holds goes back to be asked of working pipes now, not at its
             // own RTO, and it probes its path (R²CP §4.3.5 re-assigns what

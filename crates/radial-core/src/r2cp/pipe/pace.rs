@@ -120,6 +120,42 @@ impl Pipe {
         latest_asked < asked && now.saturating_since(at) >= self.silence_slack()
     }
 
+    /// When the pipe's request sent at `asked` has missed its turn, its
+    /// path fallen silent under it: the path answers in the order it was
+    /// asked, one request per usual interval between answers, and this
+    /// request left at least the path's shortest round trip before its
+    /// latest answer, so it was already in that stream, next after those
+    /// sent before it. Its turn is missed once nothing has come for four of
+    /// those intervals, or a quarter of the path's shortest round trip if
+    /// longer, after the latest answer and the turns of the requests ahead
+    /// of it. `None` when that is not known: the pipe has answered a
+    /// request sent after it (it is lost, not late) or none at all, or the
+    /// request had not had its round trip by the latest answer (a flight in
+    /// slow start, or a request sent after an idle spell, comes a round
+    /// trip after it left, not in the stream).
+    ///
+    /// A link that went away under a queue of requests stops the stream at
+    /// once, where the pipe's RTO and the engine's patience count from when
+    /// a request left, half a second or more before on a queued path (see
+    /// `R2cpReceiver::reinject`). The slack is the path's propagation, not
+    /// its queue ([`Pipe::silence_slack`] takes a quarter of the smoothed
+    /// round trip): a queue delays the stream, it does not pause it.
+    pub fn turn_missed_at(&self, asked: Instant) -> Option<Instant> {
+        let (at, latest_asked) = self.last_answer?;
+        let gap = self.answer_gap?;
+        let min_rtt = self.rtt.min_rtt()?;
+        if latest_asked >= asked || asked + min_rtt > at {
+            return None;
+        }
+        let ahead = self
+            .outstanding
+            .values()
+            .take_while(|r| r.sent_at < asked)
+            .count() as u64;
+        let slack = gap.saturating_mul(4).max(min_rtt.div(4));
+        Some(at + slack + gap.saturating_mul(ahead))
+    }
+
     /// How long a working path may answer nothing before it counts as
     /// silent: four of its usual intervals between answers, or a quarter of
     /// its round trip if longer.
@@ -218,6 +254,39 @@ mod tests {
         assert_eq!(p.answer_expected(ms(110), ms(10)), Some(ms(140)));
         // Silent for 50 ms: the pace is that silence, not the old gap.
         assert_eq!(p.answer_expected(ms(160), ms(10)), Some(ms(160 + 3 * 50)));
+    }
+
+    #[test]
+    fn a_request_in_the_stream_of_answers_misses_its_turn_when_the_stream_stops() {
+        let mut p = pipe();
+        // Ten requests 2 ms apart from 10 ms; the first three answered
+        // 10 ms apart from 100 ms, behind a queue (the handshake took the
+        // path's shortest round trip, 10 ms).
+        for k in 0..10 {
+            p.request(ms(10 + 2 * k), k * 1000, (k + 1) * 1000, 0);
+        }
+        for (k, t) in [(1, 100), (2, 110), (3, 120)] {
+            p.on_data(ms(t), k);
+        }
+        // The fourth, sent at 16 ms, is next in the stream: its turn is
+        // missed four answer intervals (40 ms, more than a quarter of the
+        // shortest round trip) after the last answer. The sixth has two
+        // turns ahead of it.
+        assert_eq!(p.turn_missed_at(ms(16)), Some(ms(160)));
+        assert_eq!(p.turn_missed_at(ms(20)), Some(ms(180)));
+        // A request sent less than the shortest round trip before the last
+        // answer is not in the stream yet.
+        let mut q = pipe();
+        q.request(ms(10), 0, 1000, 0);
+        q.request(ms(50), 1000, 2000, 0);
+        q.on_data(ms(100), 1);
+        q.on_data(ms(140), 2);
+        q.request(ms(135), 2000, 3000, 0);
+        assert_eq!(q.turn_missed_at(ms(135)), None);
+        // The fifth answered before the fourth: the fourth is lost, not
+        // late; its loss is the window's business.
+        p.on_data(ms(130), 5);
+        assert_eq!(p.turn_missed_at(ms(16)), None);
     }
 
     #[test]
