@@ -146,6 +146,9 @@ pub struct Pipe {
     /// Smoothed time between answers (gain 1/8): the pace at which the
     /// pipe's path drains what it was asked.
     answer_gap: Option<Duration>,
+    /// The longest pause of the path's stream of answers lately (a
+    /// jittery radio link's), over ten of its round trips or more.
+    longest_gap: pace::LongestGap,
     /// The highest local number answered so far.
     answered_local: Option<u64>,
     /// The last answer was to a request given up on: the path is draining
@@ -222,6 +225,7 @@ impl Pipe {
             penalised_at: None,
             last_answer: None,
             answer_gap: None,
+            longest_gap: pace::LongestGap::default(),
             answered_local: None,
             answered_late: false,
             fast_retransmit: false,

@@ -127,8 +127,9 @@ impl Pipe {
     /// latest answer, so it was already in that stream, next after those
     /// sent before it. Its turn is missed once nothing has come for four of
     /// those intervals, or a quarter of the path's shortest round trip if
-    /// longer, after the latest answer and the turns of the requests ahead
-    /// of it. `None` when that is not known: the pipe has answered a
+    /// longer, or twice the longest pause its stream made lately while it
+    /// held requests (a jittery radio link's), after the latest answer and
+    /// the turns of the requests ahead of it. `None` when that is not known: the pipe has answered a
     /// request sent after it (it is lost, not late) or none at all, or the
     /// request had not had its round trip by the latest answer (a flight in
     /// slow start, or a request sent after an idle spell, comes a round
@@ -152,7 +153,8 @@ impl Pipe {
             .values()
             .take_while(|r| r.sent_at < asked)
             .count() as u64;
-        let slack = gap.saturating_mul(4).max(min_rtt.div(4));
+        let jitter = self.longest_gap.get().saturating_mul(2);
+        let slack = gap.saturating_mul(4).max(min_rtt.div(4)).max(jitter);
         Some(at + slack + gap.saturating_mul(ahead))
     }
 
@@ -215,6 +217,14 @@ impl Pipe {
         self.answered_local = Some(self.answered_local.map_or(local, |l| l.max(local)));
         if let Some((at, latest_asked)) = self.last_answer {
             let gap = now.saturating_since(at);
+            // Only a request that was in the stream at the previous answer
+            // (sent a shortest round trip before it) shows a pause of the
+            // path; one sent later shows the pipe's own pause in asking.
+            let in_stream = self.rtt.min_rtt().is_some_and(|m| asked + m <= at);
+            if in_stream {
+                let horizon = self.rtt.srtt().unwrap_or(Duration::ZERO).saturating_mul(10);
+                self.longest_gap.note(now, gap, horizon);
+            }
             self.answer_gap = Some(match self.answer_gap {
                 Some(g) => (g.saturating_mul(7) + gap).div(8),
                 None => gap,
@@ -223,6 +233,38 @@ impl Pipe {
         } else {
             self.last_answer = Some((now, asked));
         }
+    }
+}
+
+/// The longest pause of a path's stream of answers lately: a windowed
+/// maximum kept in two halves, the current one and the one before, each
+/// at least a horizon long (ten round trips), so a pause is remembered for
+/// one to two horizons.
+#[derive(Debug, Default, Clone)]
+pub(super) struct LongestGap {
+    /// When the current half began.
+    since: Option<Instant>,
+    current: Duration,
+    previous: Duration,
+}
+
+impl LongestGap {
+    /// A pause of `gap` seen at `now`.
+    pub(super) fn note(&mut self, now: Instant, gap: Duration, horizon: Duration) {
+        let age = self.since.map(|t| now.saturating_since(t));
+        if age.is_none_or(|a| a >= horizon) {
+            // A half older than two horizons is forgotten as well.
+            let stale = age.is_none_or(|a| a >= horizon.saturating_mul(2));
+            self.previous = if stale { Duration::ZERO } else { self.current };
+            self.current = Duration::ZERO;
+            self.since = Some(now);
+        }
+        self.current = self.current.max(gap);
+    }
+
+    /// The longest pause remembered.
+    pub(super) fn get(&self) -> Duration {
+        self.current.max(self.previous)
     }
 }
 
@@ -287,6 +329,22 @@ mod tests {
         // late; its loss is the window's business.
         p.on_data(ms(130), 5);
         assert_eq!(p.turn_missed_at(ms(16)), None);
+    }
+
+    #[test]
+    fn a_stream_that_paused_before_is_given_twice_that_pause() {
+        let mut p = pipe();
+        for k in 0..20 {
+            p.request(ms(10 + 2 * k), k * 1000, (k + 1) * 1000, 0);
+        }
+        // Answers 10 ms apart but for one pause of 60 ms (a radio link's
+        // stall) while the requests were in the stream.
+        for (k, t) in [(1, 100), (2, 110), (3, 120), (4, 180), (5, 190), (6, 200)] {
+            p.on_data(ms(t), k);
+        }
+        // The seventh (sent at 22 ms) misses its turn only after twice
+        // that pause, not four answer intervals.
+        assert_eq!(p.turn_missed_at(ms(22)), Some(ms(200 + 120)));
     }
 
     #[test]
