@@ -129,11 +129,12 @@ impl Pipe {
     /// those intervals, or a quarter of the path's shortest round trip if
     /// longer, or twice the longest pause its stream made lately while it
     /// held requests (a jittery radio link's), after the latest answer and
-    /// the turns of the requests ahead of it. `None` when that is not known: the pipe has answered a
-    /// request sent after it (it is lost, not late) or none at all, or the
-    /// request had not had its round trip by the latest answer (a flight in
-    /// slow start, or a request sent after an idle spell, comes a round
-    /// trip after it left, not in the stream).
+    /// the turns of the requests ahead of it. `None` when that is not
+    /// known: the pipe has answered a request sent after it (it is lost,
+    /// not late) or none at all, or the request had not had its round trip
+    /// by the latest answer (a flight in slow start, or a request sent
+    /// after an idle spell, comes a round trip after it left, not in the
+    /// stream).
     ///
     /// A link that went away under a queue of requests stops the stream at
     /// once, where the pipe's RTO and the engine's patience count from when
@@ -322,8 +323,8 @@ mod tests {
         q.request(ms(10), 0, 1000, 0);
         q.request(ms(50), 1000, 2000, 0);
         q.on_data(ms(100), 1);
-        q.on_data(ms(140), 2);
         q.request(ms(135), 2000, 3000, 0);
+        q.on_data(ms(140), 2);
         assert_eq!(q.turn_missed_at(ms(135)), None);
         // The fifth answered before the fourth: the fourth is lost, not
         // late; its loss is the window's business.
