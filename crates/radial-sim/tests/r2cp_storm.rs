@@ -80,17 +80,30 @@ const EVEN_STORM: &[(&str, &str)] = &[
     ("window = 256", "window = 64"),
 ];
 
+/// In the storm `edits` makes, each link up for `period` s, at `seed`:
+/// `variant` runs at least `ratio` times as fast as `against`. Returns
+/// `variant`'s report.
+fn at_least(
+    edits: &[(&str, &str)],
+    (period, seed): (&str, u64),
+    (variant, against): (&str, &str),
+    ratio: f64,
+) -> FlowReport {
+    let base = storm(edits, period, seed, against);
+    let f = storm(edits, period, seed, variant);
+    assert!(
+        f.goodput_mbps >= ratio * base.goodput_mbps,
+        "{variant}: {:.3} against {against}'s {:.3} Mbit/s",
+        f.goodput_mbps,
+        base.goodput_mbps
+    );
+    f
+}
+
 /// R²CP's `variant` in the even storm, at seed 677, runs at least `ratio`
 /// times as fast as hard-handoff RCP.
 fn even_storm_beats_hard_handoffs(variant: &str, ratio: f64) {
-    let rcp = storm(EVEN_STORM, "1", 677, "rcp-hard");
-    let r2cp = storm(EVEN_STORM, "1", 677, variant);
-    assert!(
-        r2cp.goodput_mbps >= ratio * rcp.goodput_mbps,
-        "{variant}: {:.2} against {:.2} Mbit/s",
-        r2cp.goodput_mbps,
-        rcp.goodput_mbps
-    );
+    at_least(EVEN_STORM, ("1", 677), (variant, "rcp-hard"), ratio);
 }
 
 #[test]
@@ -132,14 +145,7 @@ fn a_silent_link_under_a_queue_of_requests_gives_them_up_when_its_answers_stop()
         ("queue = 50", "queue = 20"),
         ("window = 256", "window = 64"),
     ];
-    let rcp = storm(&edits, "1.2", 857, "rcp-hard");
-    let silent = storm(&edits, "1.2", 857, "r2cp-silent");
-    assert!(
-        silent.goodput_mbps >= 1.02 * rcp.goodput_mbps,
-        "{:.3} against {:.3} Mbit/s",
-        silent.goodput_mbps,
-        rcp.goodput_mbps
-    );
+    at_least(&edits, ("1.2", 857), ("r2cp-silent", "rcp-hard"), 1.02);
 }
 
 #[test]
@@ -156,14 +162,7 @@ fn a_long_round_trip_pipe_goes_on_in_slow_start_after_each_silent_turn() {
         ("delay = \"15ms\"", "delay = \"30ms\""),
         ("delay = \"85ms\"", "delay = \"250ms\""),
     ];
-    let told = storm(&edits, "2", 167, "r2cp-signalled");
-    let silent = storm(&edits, "2", 167, "r2cp-silent");
-    assert!(
-        silent.goodput_mbps >= 0.5 * told.goodput_mbps,
-        "{:.2} against {:.2} Mbit/s",
-        silent.goodput_mbps,
-        told.goodput_mbps
-    );
+    let silent = at_least(&edits, ("2", 167), ("r2cp-silent", "r2cp-signalled"), 0.5);
     let gap = silent.max_delivery_gap_s;
     assert!(gap < 1.6, "in-order delivery waited {gap:.2} s");
 }
