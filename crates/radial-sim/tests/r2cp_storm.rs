@@ -193,3 +193,38 @@ fn a_pipe_whose_syn_was_lost_opens_as_the_working_path_falls_silent() {
         "the WWAN pipe opened {wwan:.2} s after its first SYN"
     );
 }
+
+#[test]
+fn a_silent_pipe_asks_for_data_as_soon_as_the_last_working_path_falls_silent() {
+    // A 2 Mbit/s WLAN 5 ms from its access point and a 1 Mbit/s WWAN 50 ms
+    // from its base station, up in turn for 1.6 s, told nothing, 32
+    // segments of buffer. When the WLAN goes, the WWAN pipe, probing its
+    // path, is taken as back at once and asks for data; it used to wait
+    // for its next probe's answer, then a round trip more for the data,
+    // and silent R²CP ran below hard-handoff RCP (0.965 of it).
+    let edits = [
+        ("rate = \"2Mbit/s\"", "rate = \"1Mbit/s\""),
+        ("rate = \"9Mbit/s\"", "rate = \"2Mbit/s\""),
+        ("delay = \"15ms\"", "delay = \"5ms\""),
+        ("delay = \"85ms\"", "delay = \"50ms\""),
+        ("window = 256", "window = 32"),
+    ];
+    at_least(&edits, ("1.6", 846), ("r2cp-silent", "rcp-hard"), 1.0);
+}
+
+#[test]
+fn a_lone_pipe_sends_the_room_an_opening_buffer_gives_it_paced() {
+    // A 20 Mbit/s WLAN and a 0.5 Mbit/s WWAN of 530 ms round trip, up in
+    // turn every second, told nothing. The WWAN pipe holds the head of line
+    // when its link goes, until its RTO; the WLAN pipe, back and alone,
+    // waits with room in its window, and when that head of line comes the
+    // buffer opens at once. It sent its window's room in one burst, lost
+    // the end of it at its 50-packet queue and halved its window, turn
+    // after turn: 0.48 of what R²CP makes told of each change.
+    let edits = [
+        ("rate = \"2Mbit/s\"", "rate = \"0.5Mbit/s\""),
+        ("rate = \"9Mbit/s\"", "rate = \"20Mbit/s\""),
+        ("delay = \"85ms\"", "delay = \"250ms\""),
+    ];
+    at_least(&edits, ("1", 370), ("r2cp-silent", "r2cp-signalled"), 0.6);
+}

@@ -18,6 +18,7 @@ mod head_of_line;
 mod pipe;
 mod queue_cap;
 mod scheduler;
+mod silence;
 
 use crate::cc::coupled::{increase_scale, Coupling, SubflowView};
 pub use crate::policy::{TargetRate, Tokens};
@@ -348,6 +349,9 @@ impl R2cpReceiver {
     /// `resume()`: buffer space opened, every frozen pipe may ask again.
     fn resume(&mut self) {
         for p in &mut self.pipes {
+            if p.frozen {
+                p.pace_opening();
+            }
             p.frozen = false;
         }
     }
@@ -518,39 +522,6 @@ impl R2cpReceiver {
         }
     }
 
-    /// When a working pipe's path counts as fallen silent, if a pipe still
-    /// opening sent its SYN before that path last answered.
-    fn silence_deadline(&self) -> Option<Instant> {
-        let oldest_syn = self.pipes.iter().filter_map(Pipe::syn_sent_at).min()?;
-        self.pipes
-            .iter()
-            .filter_map(Pipe::silent_at)
-            .filter(|&(_, last)| last > oldest_syn)
-            .map(|(at, _)| at)
-            .min()
-    }
-
-    /// A working pipe's path fell silent: every pipe still opening whose
-    /// SYN left before that path last answered sends it again now
-    /// (`pipe::handshake`).
-    fn open_beside_silent(&mut self, now: Instant) {
-        let Some(last) = self
-            .pipes
-            .iter()
-            .filter_map(Pipe::silent_at)
-            .filter(|&(at, _)| at <= now)
-            .map(|(_, last)| last)
-            .max()
-        else {
-            return;
-        };
-        for p in &mut self.pipes {
-            if p.syn_sent_at().is_some_and(|t| t < last) {
-                p.open_again(now);
-            }
-        }
-    }
-
     fn index(&self, path: PathId) -> Option<usize> {
         self.pipes.iter().position(|p| p.path == path)
     }
@@ -680,6 +651,7 @@ impl Endpoint for R2cpReceiver {
             .chain(tokens)
             .chain(reinject)
             .chain(self.silence_deadline())
+            .chain(self.last_path_silent_at())
             .min()
     }
 
@@ -707,6 +679,7 @@ impl Endpoint for R2cpReceiver {
             }
         }
         self.open_beside_silent(now);
+        self.take_silent_paths_as_back(now);
         if live && !self.pipes.iter().any(Pipe::live) {
             // The last working path fell silent: every other silent path is
             // probed at once, in case one of them came back meanwhile.

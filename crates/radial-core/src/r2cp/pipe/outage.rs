@@ -43,6 +43,23 @@ impl Pipe {
         self.expiries = 0;
     }
 
+    /// Taken as heard without an answer (the engine's last working path fell
+    /// silent): what was asked of the silent path is given up, as lost to
+    /// the outage, not to congestion, and the pipe restarts as on an answer.
+    pub fn assume_heard(&mut self, now: Instant) -> PipeReport {
+        let report = PipeReport {
+            lost: self.outstanding.values().map(|r| r.start).collect(),
+            ..PipeReport::default()
+        };
+        for (l, r) in std::mem::take(&mut self.outstanding) {
+            self.give_up(l, r.sent_at);
+        }
+        self.in_flight = 0;
+        self.rto_deadline = None;
+        self.heard(now);
+        report
+    }
+
     /// What the pipe has as its path fails: its window and slow start's
     /// threshold.
     pub(super) fn outage_starts(&self) -> Outage {
@@ -251,5 +268,60 @@ mod tests {
             "timer at {rearmed} ms, heard at {} ms",
             t + 50
         );
+    }
+
+    #[test]
+    fn a_pipe_taken_as_heard_gives_up_its_probe_and_resumes_its_window() {
+        let (mut p, next, t) = grown();
+        let before = p.cwnd();
+        let t = time_out(&mut p, 3, t);
+        assert!(p.probing());
+        // One probe is out, sent into the silence.
+        assert_eq!(p.in_flight(), MSS);
+        let probe = *p.outstanding.keys().next().unwrap();
+        let r = p.assume_heard(ms(t + 10));
+        assert_eq!(r.lost, vec![0], "the probe's segment goes back");
+        assert!(p.live() && !p.probing());
+        assert_eq!(p.cwnd(), before, "the window it had");
+        assert_eq!(p.in_flight(), 0);
+        assert_eq!(p.poll_timeout(), None, "no timer for the probe");
+        // Its requests now leave, paced, and are timed by the path's RTO,
+        // not by the probe interval.
+        let sent = burst(&mut p, next, t + 10);
+        assert!(sent >= 1 && sent < before / MSS / 2, "{sent} requests");
+        let timer = p.poll_timeout().unwrap().as_nanos() / 1_000_000;
+        assert!(timer >= t + 10 + 200, "timer at {timer} ms");
+        // The probe's answer, should it come, is a late one: no loss, no cut.
+        let late = p.on_data(ms(t + 20), probe as u32 + 1);
+        assert!(late.lost.is_empty());
+        assert_eq!(p.cwnd(), before);
+    }
+
+    #[test]
+    fn a_pipe_let_ask_again_with_room_for_many_requests_sends_them_paced() {
+        let (mut p, next, t) = grown();
+        assert!(!p.is_paced(), "alone, unpaced");
+        // Its window has room for a few requests (an answer, and slow
+        // start's growth): they leave at once.
+        let w = p.cwnd() / MSS;
+        let mut next = next;
+        next += burst(&mut p, next, t);
+        let out: Vec<u64> = p.outstanding.keys().copied().take(1).collect();
+        for l in out {
+            p.on_data(ms(t + 100), (l + 1) as u32);
+        }
+        p.pace_opening();
+        assert!(!p.is_paced());
+        assert_eq!(burst(&mut p, next, t + 100), 2);
+        // Room for the whole window, as when the head of line it waited
+        // for came at last: paced, not all at once.
+        let out: Vec<u64> = p.outstanding.keys().copied().collect();
+        for l in out {
+            p.on_data(ms(t + 200), (l + 1) as u32);
+        }
+        p.pace_opening();
+        assert!(p.is_paced());
+        let sent = burst(&mut p, next + 2, t + 200);
+        assert!(sent < w / 2, "{sent} requests at once of {w}");
     }
 }

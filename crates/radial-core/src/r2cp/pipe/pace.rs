@@ -159,6 +159,14 @@ impl Pipe {
         Some(at + slack + gap.saturating_mul(ahead))
     }
 
+    /// When the pipe's path counts as fallen silent under what it holds:
+    /// its oldest outstanding request missed its turn in the stream of
+    /// answers ([`Pipe::turn_missed_at`]). `None` while that is not known.
+    pub fn stream_stopped_at(&self) -> Option<Instant> {
+        let oldest = self.outstanding.values().next()?.sent_at;
+        self.turn_missed_at(oldest)
+    }
+
     /// How long a working path may answer nothing before it counts as
     /// silent: four of its usual intervals between answers, or a quarter of
     /// its round trip if longer.
@@ -330,6 +338,24 @@ mod tests {
         // late; its loss is the window's business.
         p.on_data(ms(130), 5);
         assert_eq!(p.turn_missed_at(ms(16)), None);
+    }
+
+    #[test]
+    fn a_path_falls_silent_under_what_it_holds_when_its_oldest_request_misses_its_turn() {
+        let mut p = pipe();
+        for k in 0..4 {
+            p.request(ms(10 + 2 * k), k * 1000, (k + 1) * 1000, 0);
+        }
+        for (k, t) in [(1, 100), (2, 110)] {
+            p.on_data(ms(t), k);
+        }
+        // The third, sent at 14 ms, is the oldest still out: its turn is
+        // missed four answer intervals after the last answer.
+        assert_eq!(p.stream_stopped_at(), Some(ms(150)));
+        // Nothing out, nothing to miss.
+        p.on_data(ms(120), 3);
+        p.on_data(ms(130), 4);
+        assert_eq!(p.stream_stopped_at(), None);
     }
 
     #[test]
