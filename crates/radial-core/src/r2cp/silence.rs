@@ -64,13 +64,14 @@ impl R2cpReceiver {
     /// the host says nothing of). A pipe that waited for its next probe's
     /// answer found its link a probe interval and a round trip late, and
     /// asked for data a round trip later still: on a 0.5 Mbit/s WWAN of
-    /// 220 ms round trip, up in turn with a 2 Mbit/s WLAN every 2 s,
-    /// 13 kB of each WWAN turn's 104 that hard-handoff RCP, told of each
-    /// change, carries. If the path is still down, the requests are lost,
-    /// the timer expires and the pipe probes again as before: one window
-    /// of small requests into a dead link per silence of the last working
-    /// path. A probe still out, sent into the silence, is given up, not
-    /// counted as a congestion loss when later requests are answered.
+    /// 220 ms round trip, up in turn with a 2 Mbit/s WLAN every 2 s, each
+    /// WWAN turn carried 91 kB where hard-handoff RCP, told of each change,
+    /// carries 104 (105 to 107 now). If the path is still down, the
+    /// requests are lost, the timer expires and the pipe probes again as
+    /// before: one window of small requests into a dead link per silence
+    /// of the last working path. A probe still out, sent into the silence,
+    /// is given up, not counted as a congestion loss when later requests
+    /// are answered.
     pub(super) fn take_silent_paths_as_back(&mut self, now: Instant) {
         if self.last_path_silent_at().is_none_or(|t| t > now) {
             return;
