@@ -42,6 +42,7 @@
 //! - 2 Mbit/s cellular, 10 Mbit/s satellite, 1 Mbit/s WLAN: 100.6 / 100.3 /
 //!   101.6.
 
+use super::Pipe;
 use crate::time::{Duration, Instant};
 
 /// Segments a pipe may always send back to back (the initial window).
@@ -145,6 +146,85 @@ impl Pacer {
     /// stops being paced, or starts afresh).
     pub(super) fn reset(&mut self) {
         self.tokens = None;
+    }
+}
+
+/// The most requests a pipe the engine lets ask again sends at once; more
+/// leave paced ([`Pipe::pace_opening`]).
+pub const MAX_BURST: u64 = 4;
+
+/// When a pipe's requests are paced, and what its answers and the engine
+/// do to the pace.
+impl Pipe {
+    /// The pace of the pipe's requests while it shares the receive buffer,
+    /// or while the window it resumed after an outage leaves, or the room
+    /// it had when the engine let it ask again ([`Pipe::pace_opening`]; see
+    /// the module text above): none otherwise, or before a round trip is
+    /// measured.
+    pub(super) fn pace(&self) -> Option<Pace> {
+        let resuming = self.resume_paced_until.is_some_and(|l| self.next_local < l);
+        let srtt = if resuming {
+            self.rtt.srtt()?
+        } else {
+            self.queue_cap.and(self.rtt.srtt())?
+        };
+        let w = self.cc.window();
+        Some(Pace::of_window(
+            self.window(),
+            srtt,
+            w.cwnd < w.ssthresh,
+            self.config.mss,
+        ))
+    }
+
+    /// Whether the pipe's requests are paced now (see the module text above).
+    pub fn is_paced(&self) -> bool {
+        self.pace().is_some()
+    }
+
+    pub(super) fn paced(&self, now: Instant) -> bool {
+        self.pace()
+            .is_none_or(|pace| self.pacer.ready(now, pace, self.config.mss))
+    }
+
+    /// An answer of `len` bytes arrived: while the window is below its
+    /// path's bandwidth-delay product, the request it clocks, the one that
+    /// takes its place in the window, is not held by the pace (see the
+    /// module text above).
+    pub(super) fn clock_pace(&mut self, now: Instant, len: u64) {
+        let Some(pace) = self.pace() else { return };
+        if self.bdp().is_some_and(|bdp| self.cwnd() < bdp) {
+            self.pacer.credit(now, pace, len);
+        }
+    }
+
+    /// The pipe has room in its window but its pace holds it back: it asks
+    /// again when the pace lets it ([`Pipe::poll_timeout`]).
+    pub fn note_paced(&mut self, now: Instant) {
+        if let Some(pace) = self.pace() {
+            if self.window_has_room() && !self.pacer.ready(now, pace, self.config.mss) {
+                self.pace_deadline = Some(self.pacer.ready_at(now, pace, self.config.mss));
+            }
+        }
+    }
+
+    /// The engine lets a pipe it froze ask again (the receive buffer, or the
+    /// rank, held it back). Should its window have room for more than
+    /// `MAX_BURST` requests, they leave at its window's pace over its
+    /// round trip, as after an outage, not at once: a drop-tail queue on the
+    /// way back cuts a window's worth of data short. A pipe that works
+    /// beside others is paced anyway (its queue cap); one working
+    /// alone was not, and a buffer that opened all at once, as when the
+    /// head of line a pipe on a vanished link held came at last, let it
+    /// send the room it had in one burst. In handoff storms told nothing, a
+    /// 20 Mbit/s WLAN pipe halved its window at such bursts turn after turn.
+    /// (ns-2's TCP `maxburst_` and SCTP's Max.Burst, RFC 4960 §6.1, bound
+    /// such a burst to four packets; here the rest is paced instead.)
+    pub fn pace_opening(&mut self) {
+        let room = self.window().saturating_sub(self.in_flight) / self.config.mss;
+        if room > MAX_BURST {
+            self.resume_paced_until = Some(self.next_local + room);
+        }
     }
 }
 
