@@ -19,6 +19,14 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     Some((v, unit.trim()))
 }
 
+/// `x` rounded to a whole number, if a `u64` holds it (`x` is finite and
+/// not negative).
+fn whole(x: f64) -> Option<u64> {
+    let r = x.round();
+    // 2^64 is the first f64 above every u64.
+    (r < 18_446_744_073_709_551_616.0).then_some(r as u64)
+}
+
 /// Parses a rate such as `"1.5Mbit/s"`.
 pub fn parse_rate(s: &str) -> Result<BitRate, String> {
     let (v, unit) =
@@ -42,7 +50,11 @@ pub fn parse_rate(s: &str) -> Result<BitRate, String> {
     if !v.is_finite() || v <= 0.0 {
         return Err(format!("rate `{s}` must be positive"));
     }
-    Ok(BitRate::from_bps((v * mult).round() as u64))
+    let bps = whole(v * mult).ok_or_else(|| format!("rate `{s}` is too large"))?;
+    if bps == 0 {
+        return Err(format!("rate `{s}` is below 1 bit/s"));
+    }
+    Ok(BitRate::from_bps(bps))
 }
 
 /// Parses a time such as `"20ms"`.
@@ -65,7 +77,13 @@ pub fn parse_time(s: &str) -> Result<Duration, String> {
     if !v.is_finite() || v < 0.0 {
         return Err(format!("time `{s}` must not be negative"));
     }
-    Ok(Duration::from_secs_f64(v * mult))
+    let ns = whole(v * mult * 1e9).ok_or_else(|| {
+        format!(
+            "time `{s}` is too long (at most {} s)",
+            u64::MAX / 1_000_000_000
+        )
+    })?;
+    Ok(Duration::from_nanos(ns))
 }
 
 /// Parses a size such as `"5MB"` (decimal units; `KiB`, `MiB`, `GiB` binary).
@@ -94,7 +112,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     if !v.is_finite() || v <= 0.0 {
         return Err(format!("size `{s}` must be positive"));
     }
-    Ok((v * mult).round() as u64)
+    match whole(v * mult) {
+        None => Err(format!("size `{s}` is too large")),
+        Some(0) => Err(format!("size `{s}` is below 1 byte")),
+        Some(bytes) => Ok(bytes),
+    }
 }
 
 /// Parses a power such as `"1.65W"` or `"45mW"`, in watts.
@@ -171,5 +193,18 @@ mod tests {
         assert_eq!(parse_power("45mW"), Ok(0.045));
         assert_eq!(parse_power("1.65W"), Ok(1.65));
         assert!(parse_power("-1W").is_err());
+    }
+
+    #[test]
+    fn values_a_run_cannot_hold_are_refused_not_clamped() {
+        assert!(parse_time("1e11s").unwrap_err().contains("too long"));
+        assert_eq!(parse_time("1e9s"), Ok(Duration::from_secs(1_000_000_000)));
+        assert!(parse_rate("1e30Gbit/s").unwrap_err().contains("too large"));
+        assert!(parse_rate("0.1bit/s")
+            .unwrap_err()
+            .contains("below 1 bit/s"));
+        assert!(parse_size("1e30GB").unwrap_err().contains("too large"));
+        assert!(parse_size("0.2B").unwrap_err().contains("below 1 byte"));
+        assert_eq!(parse_time("0.2ns"), Ok(Duration::ZERO));
     }
 }
