@@ -228,3 +228,27 @@ fn a_lone_pipe_sends_the_room_an_opening_buffer_gives_it_paced() {
     ];
     at_least(&edits, ("1", 370), ("r2cp-silent", "r2cp-signalled"), 0.6);
 }
+
+#[test]
+fn a_head_of_line_lost_with_a_link_before_its_pipes_first_answer_is_asked_again_after_a_round_trip()
+{
+    // A 5 Mbit/s WLAN 5 ms from its access point and a 0.5 Mbit/s WWAN of
+    // 530 ms round trip, up in turn every second, told nothing, 20-packet
+    // queues, 32 segments of buffer; the first 5 s. The WWAN pipe opens in
+    // its first turn, asks for the head of line, and loses its link before
+    // any answer: it has no stream of answers for the request to miss a
+    // turn in, and the returning WLAN waited for the engine's patience,
+    // the WWAN's RTO: 1.96 Mbit/s over the 5 s against 2.29 for
+    // hard-handoff RCP. Now the request is overdue a round trip and the
+    // silence slack after it left (`Pipe::unanswered_at`): 2.28.
+    let edits = [
+        ("duration = \"60s\"", "duration = \"5s\""),
+        ("rate = \"2Mbit/s\"", "rate = \"0.5Mbit/s\""),
+        ("rate = \"9Mbit/s\"", "rate = \"5Mbit/s\""),
+        ("delay = \"15ms\"", "delay = \"5ms\""),
+        ("delay = \"85ms\"", "delay = \"250ms\""),
+        ("queue = 50", "queue = 20"),
+        ("window = 256", "window = 32"),
+    ];
+    at_least(&edits, ("1", 86), ("r2cp-silent", "rcp-hard"), 0.95);
+}

@@ -55,7 +55,15 @@ impl R2cpReceiver {
         // its turn in the holder's stream of answers (`Pipe::turn_missed_at`:
         // a link that went away under a queue of requests).
         let patience = b.sent_at + self.pipes[j].patience();
-        let missed = self.pipes[j].turn_missed_at(b.sent_at);
+        // Or once its holder, having answered nothing since its oldest
+        // request left, let that request have its round trip and the
+        // path's silence slack (`Pipe::unanswered_at`: a pipe just opened,
+        // or taken as back, whose link went before its first answers).
+        let holder = &self.pipes[j];
+        let missed = [holder.turn_missed_at(b.sent_at), holder.unanswered_at()]
+            .into_iter()
+            .flatten()
+            .min();
         let late = missed.map_or(patience, |t| t.min(patience));
         // When the holder will bring it at the pace it answers now (see
         // `Pipe::answer_expected`): a path that slowed down shows it there

@@ -159,6 +159,30 @@ impl Pipe {
         Some(at + slack + gap.saturating_mul(ahead))
     }
 
+    /// When the pipe's path counts as silent since its oldest outstanding
+    /// request left, if nothing has arrived since: that request's round
+    /// trip (the smoothed one, the handshake's or a probe's if it has
+    /// answered no data yet) and the path's silence slack after it. `None`
+    /// once anything arrived after it left (then [`Pipe::turn_missed_at`]
+    /// knows better), or with nothing outstanding.
+    ///
+    /// [`Pipe::turn_missed_at`] needs a stream of answers the request was
+    /// in; a pipe that opened, or was taken as back, and lost its link
+    /// before its first answers has none, and the head of line it holds
+    /// waited for the engine's patience, its RTO: in a handoff storm of
+    /// 1 s turns, a 0.5 Mbit/s WWAN of 530 ms round trip opened in its
+    /// first turn, asked for the head of line and lost its link with it,
+    /// and the returning 5 Mbit/s WLAN waited 0.44 s for it (265 kB in
+    /// that turn against 468 now).
+    pub fn unanswered_at(&self) -> Option<Instant> {
+        let oldest = self.outstanding.values().next()?.sent_at;
+        if self.last_answer.is_some_and(|(at, _)| at > oldest) {
+            return None;
+        }
+        let srtt = self.rtt.srtt()?;
+        Some(oldest + srtt + self.silence_slack())
+    }
+
     /// When the pipe's path counts as fallen silent under what it holds:
     /// its oldest outstanding request missed its turn in the stream of
     /// answers ([`Pipe::turn_missed_at`]). `None` while that is not known.
@@ -356,6 +380,32 @@ mod tests {
         p.on_data(ms(120), 3);
         p.on_data(ms(130), 4);
         assert_eq!(p.stream_stopped_at(), None);
+    }
+
+    #[test]
+    fn a_path_that_answered_nothing_since_its_oldest_request_left_is_silent_a_round_trip_and_its_slack_later(
+    ) {
+        let mut p = pipe();
+        let srtt = p.rtt.srtt().unwrap();
+        p.request(ms(10), 0, 1000, 0);
+        p.request(ms(12), 1000, 2000, 0);
+        let first = ms(10) + srtt + p.silence_slack();
+        assert_eq!(p.unanswered_at(), Some(first));
+        // An answer after the oldest request left: the path answers, its
+        // stream tells the rest (`turn_missed_at`).
+        p.on_data(ms(40), 1);
+        assert_eq!(p.unanswered_at(), None);
+        // Requests an answer clocks leave at its instant: nothing has come
+        // since they left.
+        p.on_data(ms(50), 2);
+        p.request(ms(50), 2000, 3000, 0);
+        assert_eq!(
+            p.unanswered_at(),
+            Some(ms(50) + p.rtt.srtt().unwrap() + p.silence_slack())
+        );
+        // Nothing out, nothing to wait for.
+        p.on_data(ms(80), 3);
+        assert_eq!(p.unanswered_at(), None);
     }
 
     #[test]
