@@ -100,6 +100,12 @@ impl ReceiptGuard {
     /// The limit never exceeds this (it bounds the guard's own memory).
     pub const MAX: u64 = 64 << 20;
 
+    /// True when the receiver proved receipt of something within the last
+    /// [`ReceiptGuard::WINDOW`] (as of the last check).
+    pub fn proving(&self) -> bool {
+        self.recent_bytes > 0
+    }
+
     /// Unproven bytes allowed now.
     pub fn limit(&self) -> u64 {
         (Self::INITIAL + self.recent_bytes).min(Self::MAX)

@@ -168,6 +168,7 @@ fn stats_json(s: &radial_net::ServerStats) -> String {
             "paths": s.live_paths,
             "pipes": s.live_pipes,
             "queued_bytes": s.queued_bytes,
+            "queued_datagrams": s.queued_datagrams,
         },
         "rss_bytes": rss_kb.map(|k| k * 1024),
     })

@@ -24,6 +24,19 @@ enum Out {
     Fin,
 }
 
+impl Out {
+    /// The bit of a handshake datagram in [`RcpReceiver`]'s `controls`; 0
+    /// for requests.
+    fn control_bit(self) -> u8 {
+        match self {
+            Out::Syn => 1,
+            Out::SynAck => 2,
+            Out::Ack => 4,
+            Out::Req(_) | Out::Fin => 0,
+        }
+    }
+}
+
 /// The data receiver of an RCP connection, where RCP's control runs.
 #[derive(Debug)]
 pub struct RcpReceiver {
@@ -56,6 +69,9 @@ pub struct RcpReceiver {
     recent_pulls: VecDeque<PullBlock>,
     next_pull_id: u32,
     out: VecDeque<Out>,
+    /// The kinds of handshake datagram waiting in `out`: a sender that
+    /// repeats its SYN+ACK faster than it is answered gets one ACK.
+    controls: u8,
     events: VecDeque<AppEvent>,
     delivered_all: bool,
     /// The application read data, which may open room for requests.
@@ -92,6 +108,7 @@ impl RcpReceiver {
             recent_pulls: VecDeque::new(),
             next_pull_id: 0,
             out: VecDeque::new(),
+            controls: 0,
             events: VecDeque::new(),
             delivered_all: false,
             read_since_poll: false,
@@ -99,6 +116,16 @@ impl RcpReceiver {
             stats: EndpointStats::default(),
             config,
             path,
+        }
+    }
+
+    /// Queues handshake datagram `o` unless one of its kind already waits
+    /// (it says the same when it is sent).
+    fn queue_control(&mut self, o: Out) {
+        let bit = o.control_bit();
+        if self.controls & bit == 0 {
+            self.controls |= bit;
+            self.out.push_back(o);
         }
     }
 
@@ -351,8 +378,8 @@ impl RcpReceiver {
         self.timed = None;
         self.board.mark_all_lost();
         match self.state {
-            State::SynSent => self.out.push_back(Out::Syn),
-            State::SynReceived => self.out.push_back(Out::SynAck),
+            State::SynSent => self.queue_control(Out::Syn),
+            State::SynReceived => self.queue_control(Out::SynAck),
             _ => {}
         }
         if self.delivered_all && self.state == State::Established {
@@ -399,18 +426,18 @@ impl Endpoint for RcpReceiver {
                 if h.flags.contains(RcpFlags::FIN) {
                     self.fin_at = self.avail;
                 }
-                self.out.push_back(Out::Ack);
+                self.queue_control(Out::Ack);
                 self.establish(now);
             }
             State::Listening | State::SynReceived if syn && !ack => {
                 self.config.isn = h.seq;
                 self.learn_avail(&h);
                 self.state = State::SynReceived;
-                self.out.push_back(Out::SynAck);
+                self.queue_control(Out::SynAck);
                 self.handshake_deadline = Some(now + self.rtt.rto());
             }
             State::SynReceived if ack && !syn => self.establish(now),
-            State::Established if syn && ack => self.out.push_back(Out::Ack),
+            State::Established if syn && ack => self.queue_control(Out::Ack),
             State::Established
                 if h.flags.contains(RcpFlags::FIN)
                     && ack
@@ -477,7 +504,7 @@ impl Endpoint for RcpReceiver {
         }
         if self.state == State::Opening {
             self.state = State::SynSent;
-            self.out.push_back(Out::Syn);
+            self.queue_control(Out::Syn);
             self.handshake_deadline = Some(now + self.rtt.rto());
         }
         if self.read_since_poll {
@@ -485,6 +512,7 @@ impl Endpoint for RcpReceiver {
             self.send_requests(now);
         }
         let o = self.out.pop_front()?;
+        self.controls &= !o.control_bit();
         let c = &self.config;
         let deq = c.wire_seq(self.buffer.next());
         let h = match o {
@@ -526,8 +554,8 @@ impl Endpoint for RcpReceiver {
             &mut self.stats.timeouts,
         );
         match retry {
-            Some(State::SynSent) => self.out.push_back(Out::Syn),
-            Some(_) => self.out.push_back(Out::SynAck),
+            Some(State::SynSent) => self.queue_control(Out::Syn),
+            Some(_) => self.queue_control(Out::SynAck),
             None => {}
         }
         if self.rto_deadline.is_some_and(|d| d <= now) {

@@ -129,6 +129,8 @@ impl State {
 
 #[derive(Clone, Copy, Debug)]
 enum Out {
+    // Every variant but `Data` is a control datagram: at most one of each
+    // kind waits at a time (`RcpSender::queue_control`).
     Syn,
     SynAck,
     Ack,
@@ -139,6 +141,21 @@ enum Out {
     Update,
     /// Acknowledges the receiver's FIN request.
     FinAck,
+}
+
+impl Out {
+    /// The bit of a control datagram in [`RcpSender`]'s `controls`; 0 for
+    /// data.
+    fn control_bit(self) -> u8 {
+        match self {
+            Out::Syn => 1,
+            Out::SynAck => 2,
+            Out::Ack => 4,
+            Out::Update => 8,
+            Out::FinAck => 16,
+            Out::Data(..) => 0,
+        }
+    }
 }
 
 /// The data sender of an RCP connection, with its data in `S`.
@@ -164,6 +181,10 @@ pub struct RcpSender<S = SendBuffer> {
     syn_id: u32,
     rtt: RttEstimator,
     out: VecDeque<Out>,
+    /// The kinds of control datagram waiting in `out` (one bit each): a
+    /// peer that repeats a SYN+ACK or a PROBE faster than they can be
+    /// answered gets one answer, not a queue of them.
+    controls: u8,
     /// Data bytes in `out`.
     queued: u64,
     events: VecDeque<AppEvent>,
@@ -216,6 +237,7 @@ impl<S: Source> RcpSender<S> {
             syn_id: 0,
             rtt: RttEstimator::new(config.rtt),
             out: VecDeque::new(),
+            controls: 0,
             queued: 0,
             events: VecDeque::new(),
             stats: EndpointStats::default(),
@@ -227,6 +249,24 @@ impl<S: Source> RcpSender<S> {
     /// Data bytes queued for sending.
     pub fn queued_bytes(&self) -> u64 {
         self.queued
+    }
+
+    /// Datagrams queued for sending, data ranges and control datagrams
+    /// (each range counts once however many segments it makes).
+    pub fn queued_entries(&self) -> usize {
+        self.out.len()
+    }
+
+    /// Queues control datagram `o` unless one of its kind already waits:
+    /// the one waiting says the same (the headers carry the sender's state
+    /// when they are sent, not when they were queued).
+    fn queue_control(&mut self, o: Out) {
+        let bit = o.control_bit();
+        debug_assert!(bit != 0, "a control datagram");
+        if self.controls & bit == 0 {
+            self.controls |= bit;
+            self.out.push_back(o);
+        }
     }
 
     /// Highest byte sent in cumulative mode.
@@ -301,7 +341,7 @@ impl<S: Source> RcpSender<S> {
         self.buffer.ack_to(deq);
         self.snd_nxt = self.snd_nxt.max(deq.min(self.buffer.end()));
         if h.flags.contains(RcpFlags::FIN) {
-            self.out.push_back(Out::FinAck);
+            self.queue_control(Out::FinAck);
             if self.state != State::Closed {
                 self.state = State::Closed;
                 self.events.push_back(AppEvent::Closed);
@@ -334,7 +374,7 @@ impl<S: Source> RcpSender<S> {
             self.snd_nxt = self.snd_nxt.max(upto);
         }
         if h.flags.contains(RcpFlags::PROBE) {
-            self.out.push_back(Out::Update);
+            self.queue_control(Out::Update);
         }
     }
 }
@@ -356,16 +396,16 @@ impl<S: Source> RcpSender<S> {
             State::Listening | State::SynReceived if syn && !ack => {
                 self.state = State::SynReceived;
                 self.syn_id = h.id;
-                self.out.push_back(Out::SynAck);
+                self.queue_control(Out::SynAck);
                 self.handshake_deadline = Some(now + self.rtt.rto());
             }
             State::SynSent if syn && ack => {
-                self.out.push_back(Out::Ack);
+                self.queue_control(Out::Ack);
                 self.establish();
             }
             State::Established if syn && ack => {
                 // Our ACK was lost; the peer resent its SYN+ACK.
-                self.out.push_back(Out::Ack);
+                self.queue_control(Out::Ack);
             }
             State::SynReceived if h.flags.contains(RcpFlags::REQ) || ack => {
                 // The ACK, or a first REQ that implies it.
@@ -387,7 +427,7 @@ impl<S: Source> RcpSender<S> {
     pub fn poll_segment(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<Segment> {
         if self.state == State::Opening {
             self.state = State::SynSent;
-            self.out.push_back(Out::Syn);
+            self.queue_control(Out::Syn);
             self.handshake_deadline = Some(now + self.rtt.rto());
         }
         let o = self.next_out()?;
@@ -437,6 +477,7 @@ impl<S: Source> RcpSender<S> {
         loop {
             let o = self.out.pop_front()?;
             let Out::Data(start, end, id) = o else {
+                self.controls &= !o.control_bit();
                 return Some(o);
             };
             let seg_end = end.min(start + self.config.mss);
@@ -467,8 +508,8 @@ impl<S: Source> RcpSender<S> {
             &mut self.stats.timeouts,
         );
         match retry {
-            Some(State::SynSent) => self.out.push_back(Out::Syn),
-            Some(_) => self.out.push_back(Out::SynAck),
+            Some(State::SynSent) => self.queue_control(Out::Syn),
+            Some(_) => self.queue_control(Out::SynAck),
             None => {}
         }
     }
@@ -677,5 +718,36 @@ mod tests {
             s.on_datagram(Instant::ZERO, &pull(id, at, at + 1, 0));
         }
         assert!(s.out.len() <= s.queue_entries(), "{}", s.out.len());
+    }
+
+    #[test]
+    fn repeated_probes_and_syn_acks_queue_one_answer_each() {
+        // A receiver that floods PROBEs and SYN+ACKs while the driver cannot
+        // send (a limit holds the pipe back) gets one UPDATE and one ACK.
+        let mut s = established(1 << 20);
+        let c = config();
+        let probe = RcpHeader::new(
+            RcpFlags::REQ | RcpFlags::PROBE,
+            5,
+            c.wire_seq(0),
+            c.wire_seq(0),
+            0,
+        );
+        let synack = RcpHeader::new(RcpFlags::SYN | RcpFlags::ACK, 5, SeqNum(0), SeqNum(0), 0);
+        for _ in 0..100_000 {
+            s.on_datagram(Instant::ZERO, &datagram(&probe));
+            s.on_datagram(Instant::ZERO, &datagram(&synack));
+        }
+        assert_eq!(s.queued_entries(), 2);
+        let mut buf = Vec::new();
+        let mut kinds = Vec::new();
+        while s.poll_segment(Instant::ZERO, &mut buf).is_some() {
+            let (h, _) = RcpHeader::parse(&buf).unwrap();
+            kinds.push(h.flags.contains(RcpFlags::ACK));
+        }
+        assert_eq!(kinds, vec![false, true], "an UPDATE, then an ACK");
+        // Once sent, the next PROBE is answered again.
+        s.on_datagram(Instant::ZERO, &datagram(&probe));
+        assert!(s.poll_segment(Instant::ZERO, &mut buf).is_some());
     }
 }

@@ -62,6 +62,8 @@ pub struct Conn {
     /// Where the HELLO came from, and its tag (a repeated HELLO gets the
     /// same reply).
     pub hello: (SocketAddr, [u8; 8]),
+    /// The HELLO carried a valid retry token: its address receives.
+    pub proven: bool,
     /// The handshake's reply, kept until the client proves it has the keys.
     pub reply: Option<Vec<u8>>,
     /// The transfer, once asked for.

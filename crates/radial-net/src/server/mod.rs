@@ -16,6 +16,7 @@
 //! the root only ([`files`]), a pipe holds no copy of the file, and every
 //! table evicts its oldest, cheapest entries first.
 
+mod admit;
 mod conn;
 mod files;
 mod hashing;
@@ -26,7 +27,7 @@ mod tables;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Write};
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::Path as FsPath;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -36,8 +37,9 @@ use mio::{Events, Interest, Poll, Token, Waker};
 use radial_core::r2cp::R2cpConfig;
 use radial_core::{Duration, Instant, PathId};
 
+pub use admit::PIPE_IDLE_WHEN_FULL;
 pub use files::{FileId, OpenError, Root};
-pub use tables::Limits;
+pub use tables::{Limits, Prefix, PREFIX_V4, PREFIX_V6};
 
 use crate::clock::Clock;
 use crate::crypto::{self, Identity, HEADER_LEN};
@@ -45,17 +47,18 @@ use crate::guard::Nonces;
 use conn::Conn;
 use hashing::Hashes;
 use pipes::Wait;
-use tables::{Fifo, PerAddress};
+use tables::{PerAddress, Shares};
 
 /// How long a pipe may stay silent before the server forgets it.
 const PIPE_IDLE: Duration = Duration::from_secs(60);
 /// How long a connection may go without a live pipe, and a path without
 /// one, before they are forgotten.
 const SESSION_IDLE: Duration = Duration::from_secs(30);
-/// Longest a poll waits, so idle state is noticed.
-const MAX_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
-/// How often idle state is swept.
+/// How often idle state is swept and the counters' snapshot taken.
 const SWEEP: Duration = Duration::from_millis(250);
+/// Longest a poll waits: a sweep interval, so idle state is noticed and the
+/// snapshot stays fresh on an idle server.
+const MAX_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
 /// Past this share (1/16) of the half-open cap, HELLOs must bring a retry
 /// token.
 const RETRY_AT: usize = 16;
@@ -118,6 +121,9 @@ pub struct ServerStats {
     pub live_pipes: u64,
     /// Data bytes the live pipes have queued for sending.
     pub queued_bytes: u64,
+    /// Datagrams the live pipes have queued for sending: data ranges and
+    /// control datagrams.
+    pub queued_datagrams: u64,
 }
 
 /// How the server runs.
@@ -153,15 +159,21 @@ pub struct Server {
     /// Handshakes by (HELLO source, tag), so a repeated HELLO gets the same
     /// reply.
     hellos: HashMap<(SocketAddr, [u8; 8]), u64>,
-    /// Every connection in the order it was made.
-    conn_order: Fifo<u64>,
-    half_open: Fifo<u64>,
-    half_open_count: usize,
-    half_open_by_ip: PerAddress,
-    unvalidated: Fifo<(u64, u16)>,
-    unvalidated_count: usize,
-    pipe_count: usize,
+    /// Every connection, by the network of its HELLO.
+    conns_by: Shares<u64>,
+    /// Connections whose client has not yet shown it holds the keys.
+    half_open: Shares<u64>,
+    /// Of those, by HELLO address: the ones whose HELLO carried no retry
+    /// token, and the ones whose HELLO did.
+    unproven_by_ip: PerAddress,
+    proven_by_ip: PerAddress,
+    /// Joined paths whose address is not yet validated.
+    unvalidated: Shares<(u64, u16)>,
+    /// Live pipes, by the network of their receiver, and by its address.
+    pipes: Shares<(u64, u16)>,
     pipes_by_ip: PerAddress,
+    /// When idle and unanswered pipes were last reclaimed.
+    last_reclaim: Instant,
     /// Open files by identity, shared by the sessions serving them.
     files: HashMap<FileId, Weak<File>>,
     hashes: Hashes,
@@ -215,14 +227,14 @@ impl Server {
             clock: Clock::new(),
             conns: HashMap::new(),
             hellos: HashMap::new(),
-            conn_order: Fifo::default(),
-            half_open: Fifo::default(),
-            half_open_count: 0,
-            half_open_by_ip: PerAddress::default(),
-            unvalidated: Fifo::default(),
-            unvalidated_count: 0,
-            pipe_count: 0,
+            conns_by: Shares::default(),
+            half_open: Shares::default(),
+            unproven_by_ip: PerAddress::default(),
+            proven_by_ip: PerAddress::default(),
+            unvalidated: Shares::default(),
+            pipes: Shares::default(),
             pipes_by_ip: PerAddress::default(),
+            last_reclaim: Instant::ZERO,
             files: HashMap::new(),
             hashes,
             retry_key: crypto::RetryKey::default(),
@@ -253,7 +265,7 @@ impl Server {
         self.identity.public()
     }
 
-    fn pipes(&self) -> impl Iterator<Item = &pipes::Pipe> {
+    fn live_pipes(&self) -> impl Iterator<Item = &pipes::Pipe> {
         self.conns
             .values()
             .flat_map(|c| c.paths.values())
@@ -263,12 +275,16 @@ impl Server {
     /// Counters so far.
     pub fn stats(&self) -> ServerStats {
         let mut s = self.stats;
-        s.proven_bytes = self.pipes().map(|p| p.guard.proven).sum();
-        s.queued_bytes = self.pipes().map(|p| p.sender.queued_bytes()).sum();
+        s.proven_bytes = self.live_pipes().map(|p| p.guard.proven).sum();
+        s.queued_bytes = self.live_pipes().map(|p| p.sender.queued_bytes()).sum();
+        s.queued_datagrams = self
+            .live_pipes()
+            .map(|p| p.sender.queued_entries() as u64)
+            .sum();
         s.live_connections = self.conns.len() as u64;
-        s.half_open = self.half_open_count as u64;
+        s.half_open = self.half_open.len() as u64;
         s.live_paths = self.conns.values().map(|c| c.paths.len() as u64).sum();
-        s.live_pipes = self.pipe_count as u64;
+        s.live_pipes = self.pipes.len() as u64;
         s
     }
 
@@ -335,7 +351,7 @@ impl Server {
     fn next_wait(&self) -> std::time::Duration {
         let mut wait = MAX_WAIT;
         let wall = std::time::Instant::now();
-        for p in self.pipes() {
+        for p in self.live_pipes() {
             if let Some(t) = p.sender.next_timeout() {
                 wait = wait.min(self.clock.until(t));
             }
@@ -398,116 +414,12 @@ impl Server {
         };
         // Authentic: the client holds the keys.
         c.last_active = now;
-        if c.reply.take().is_some() {
-            self.half_open_count -= 1;
-            self.half_open_by_ip.remove(c.hello.0.ip());
-        }
         let len = HEADER_LEN + plain.len() + c.keys.tag_len();
+        if c.reply.take().is_some() {
+            let (hello, proven) = (c.hello.0, c.proven);
+            self.half_open_done(hello, proven);
+        }
         self.on_sealed(s, peer, cid, (path, pn), plain, len, now);
-    }
-
-    /// A HELLO: the same reply to a repeated one, or a new connection
-    /// within the caps.
-    fn on_hello(&mut self, s: usize, peer: SocketAddr, tag: [u8; 8], d: &[u8], now: Instant) {
-        if let Some(c) = self
-            .hellos
-            .get(&(peer, tag))
-            .and_then(|cid| self.conns.get(cid))
-        {
-            if let Some(reply) = &c.reply {
-                let _ = self.sockets[s].send_to(reply, peer);
-            }
-            return;
-        }
-        // Under load, an address shows it receives before the server spends
-        // a key agreement on it.
-        if self.half_open_count >= self.opts.limits.half_open / RETRY_AT {
-            let now_s = now.as_nanos() / 1_000_000_000;
-            let proven =
-                crypto::hello_token(d).is_some_and(|t| self.retry_key.check(&t, peer, &tag, now_s));
-            if !proven {
-                let token = self.retry_key.token(peer, &tag, now_s);
-                let _ = self.sockets[s].send_to(&crypto::retry(tag, &token), peer);
-                self.stats.retries += 1;
-                return;
-            }
-        }
-        if !self.admit_half_open(peer.ip()) {
-            self.stats.refused_full += 1;
-            return;
-        }
-        let mut cid = u64::from_be_bytes(random());
-        while cid == 0 || self.conns.contains_key(&cid) {
-            cid = u64::from_be_bytes(random());
-        }
-        let (keys, reply) = match crypto::respond(&self.identity, d, cid, self.opts.allow_insecure)
-        {
-            Ok(x) => x,
-            Err(crypto::HandshakeError::InsecureRefused) => {
-                self.stats.rejected += 1;
-                return;
-            }
-            Err(_) => {
-                self.stats.malformed += 1;
-                return;
-            }
-        };
-        let _ = self.sockets[s].send_to(&reply, peer);
-        self.stats.handshakes += 1;
-        self.conns.insert(
-            cid,
-            Conn {
-                keys,
-                hello: (peer, tag),
-                reply: Some(reply),
-                session: None,
-                paths: HashMap::new(),
-                last_active: now,
-            },
-        );
-        self.hellos.insert((peer, tag), cid);
-        self.conn_order.push(cid);
-        self.half_open.push(cid);
-        self.half_open_count += 1;
-        self.half_open_by_ip.add(peer.ip());
-    }
-
-    /// Makes room for one more half-open connection from `ip`: refused
-    /// when that address holds its share; otherwise, at the global cap, the
-    /// oldest half-open connection gives way.
-    fn admit_half_open(&mut self, ip: IpAddr) -> bool {
-        let limits = self.opts.limits;
-        if self.half_open_by_ip.get(ip) >= limits.half_open_per_address {
-            return false;
-        }
-        if self.half_open_count >= limits.half_open {
-            let conns = &self.conns;
-            match self
-                .half_open
-                .pop_oldest(|c| conns.get(c).is_some_and(Conn::half_open))
-            {
-                Some(old) => {
-                    self.forget_conn(old, "evicted");
-                    self.stats.evicted += 1;
-                }
-                None => return false,
-            }
-        }
-        if self.conns.len() >= limits.connections {
-            // The oldest connection without a pipe gives way.
-            let conns = &self.conns;
-            match self
-                .conn_order
-                .pop_oldest(|c| conns.get(c).is_some_and(|c| c.pipes() == 0))
-            {
-                Some(old) => {
-                    self.forget_conn(old, "evicted");
-                    self.stats.evicted += 1;
-                }
-                None => return false,
-            }
-        }
-        true
     }
 
     fn on_timers(&mut self) {
@@ -602,7 +514,7 @@ impl Server {
             return;
         };
         if p.pipe.take().is_some() {
-            self.pipe_count -= 1;
+            self.pipes.remove(Prefix::of(p.peer.ip()));
             self.pipes_by_ip.remove(p.peer.ip());
         }
     }
@@ -611,7 +523,7 @@ impl Server {
         self.forget_pipe((cid, id));
         if let Some(p) = self.conns.get_mut(&cid).and_then(|c| c.paths.remove(&id)) {
             if !p.auth.validated {
-                self.unvalidated_count -= 1;
+                self.unvalidated.remove(Prefix::of(p.peer.ip()));
             }
         }
     }
@@ -630,9 +542,9 @@ impl Server {
             return;
         };
         self.hellos.remove(&c.hello);
+        self.conns_by.remove(Prefix::of(c.hello.0.ip()));
         if c.half_open() {
-            self.half_open_count -= 1;
-            self.half_open_by_ip.remove(c.hello.0.ip());
+            self.half_open_done(c.hello.0, c.proven);
         }
         let Some(s) = c.session.filter(|s| s.opened > 0) else {
             return;
@@ -674,14 +586,20 @@ impl Server {
             self.forget_conn(c, "idle");
         }
         let conns = &self.conns;
-        self.half_open.trim(self.half_open_count, |c| {
-            conns.get(c).is_some_and(Conn::half_open)
-        });
-        self.unvalidated.trim(self.unvalidated_count, |(c, p)| {
+        self.conns_by.trim(|c| conns.contains_key(c));
+        self.half_open
+            .trim(|c| conns.get(c).is_some_and(Conn::half_open));
+        self.unvalidated.trim(|(c, p)| {
             conns
                 .get(c)
                 .and_then(|c| c.paths.get(p))
                 .is_some_and(|p| !p.auth.validated)
+        });
+        self.pipes.trim(|(c, p)| {
+            conns
+                .get(c)
+                .and_then(|c| c.paths.get(p))
+                .is_some_and(|p| p.pipe.is_some())
         });
         self.files.retain(|_, f| f.strong_count() > 0);
     }

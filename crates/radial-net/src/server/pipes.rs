@@ -48,6 +48,8 @@ pub struct Pipe {
     pub sender: RcpSender<StoredStream>,
     /// The file, shared by every pipe of every session that serves it.
     pub file: Arc<File>,
+    /// When the pipe opened.
+    pub opened: Instant,
     /// When the receiver was last heard.
     pub last_heard: Instant,
     /// Sealed datagrams the socket would not take yet.
@@ -172,6 +174,7 @@ impl Pipe {
             peer,
             sender,
             file,
+            opened: now,
             last_heard: now,
             stash: None,
             held: None,

@@ -13,6 +13,7 @@ use super::conn::{Offer, Path, Session};
 use super::files::OpenError;
 use super::hashing::Lookup;
 use super::pipes::{PathAuth, Pipe, Wait};
+use super::tables::Prefix;
 use super::{pipe_id, random, Server};
 use crate::config::rcp_config;
 use crate::crypto::ReplayWindow;
@@ -74,7 +75,7 @@ impl Server {
                     self.stats.rejected += 1;
                 } else if !p.auth.validated {
                     p.auth.validated = true;
-                    self.unvalidated_count -= 1;
+                    self.unvalidated.remove(Prefix::of(p.peer.ip()));
                     if let Some(pipe) = p.pipe.as_mut() {
                         pipe.wait = Wait::No;
                     }
@@ -132,18 +133,7 @@ impl Server {
             self.stats.rejected += 1;
             return false;
         }
-        if self.unvalidated_count >= limits.unvalidated_paths {
-            let conns = &self.conns;
-            if let Some(old) = self.unvalidated.pop_oldest(|(c, p)| {
-                conns
-                    .get(c)
-                    .and_then(|c| c.paths.get(p))
-                    .is_some_and(|p| !p.auth.validated)
-            }) {
-                self.forget_path(old);
-                self.stats.evicted += 1;
-            }
-        }
+        self.room_for_unvalidated(Prefix::of(peer.ip()));
         let mut replay = ReplayWindow::default();
         replay.accept(pn);
         let c = self.conns.get_mut(&cid).expect("still there");
@@ -164,8 +154,7 @@ impl Server {
                 pipe: None,
             },
         );
-        self.unvalidated.push((cid, id));
-        self.unvalidated_count += 1;
+        self.unvalidated.add(Prefix::of(peer.ip()), (cid, id));
         true
     }
 
@@ -181,12 +170,10 @@ impl Server {
             self.stats.malformed += 1;
             return;
         };
-        let limits = self.opts.limits;
-        let (pipe_count, per_ip) = (self.pipe_count, &mut self.pipes_by_ip);
-        let Some(c) = self.conns.get_mut(&cid) else {
+        let Some(c) = self.conns.get(&cid) else {
             return;
         };
-        let Some(session) = c.session.as_mut() else {
+        let Some(session) = c.session.as_ref() else {
             self.stats.dropped += 1;
             return;
         };
@@ -194,25 +181,33 @@ impl Server {
             self.stats.rejected += 1;
             return;
         }
-        let p = c.paths.get_mut(&id).expect("found by path_for");
+        let p = c.paths.get(&id).expect("found by path_for");
         if p.pipe.is_none() {
             let opening = h.flags.contains(RcpFlags::SYN) && !h.flags.contains(RcpFlags::ACK);
             if !opening {
                 self.stats.dropped += 1;
                 return;
             }
-            let ip = p.peer.ip();
-            if pipe_count >= limits.pipes || per_ip.get(ip) >= limits.pipes_per_address {
+            let peer = p.peer;
+            if !self.room_for_pipe(peer, now) {
                 self.stats.refused_full += 1;
                 return;
             }
-            per_ip.add(ip);
-            self.pipe_count += 1;
+            let c = self.conns.get_mut(&cid).expect("still there");
+            let session = c.session.as_mut().expect("asked for a file");
+            let p = c.paths.get_mut(&id).expect("still there");
+            self.pipes.add(Prefix::of(peer.ip()), (cid, id));
+            self.pipes_by_ip.add(peer.ip());
             self.stats.pipes += 1;
             session.opened += 1;
             let sender = RcpSender::stored(rcp_config(h.conn_id), PathId(0), session.offer.size);
             p.pipe = Some(Pipe::new(p.peer, sender, session.offer.file.clone(), now));
         }
+        let p = self
+            .conns
+            .get_mut(&cid)
+            .and_then(|c| c.paths.get_mut(&id))
+            .expect("found by path_for");
         let pipe = p.pipe.as_mut().expect("present or opened");
         pipe.last_heard = now;
         pipe.wait = Wait::No;

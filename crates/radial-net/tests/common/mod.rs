@@ -8,7 +8,7 @@ pub mod raw;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread;
 
 use radial_net::{Server, ServerStats};
@@ -22,6 +22,8 @@ pub struct Fixture {
     pub server: SocketAddr,
     /// Set to stop the server.
     pub stop: Arc<AtomicBool>,
+    /// The server's counters as of its last sweep (four times a second).
+    pub live: Arc<Mutex<ServerStats>>,
     handle: Option<thread::JoinHandle<ServerStats>>,
 }
 
@@ -29,6 +31,25 @@ impl Fixture {
     /// The served file.
     pub fn file(&self) -> PathBuf {
         self.dir.join("root/data.bin")
+    }
+
+    /// The server's counters now (as of its last sweep, at most a quarter
+    /// of a second ago).
+    pub fn now(&self) -> ServerStats {
+        *self.live.lock().unwrap()
+    }
+
+    /// The server's counters once `ready` holds of them, polled for at
+    /// most 10 s (then the last ones, for the caller's assertion).
+    pub fn when(&self, ready: impl Fn(&ServerStats) -> bool) -> ServerStats {
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let s = self.now();
+            if ready(&s) || std::time::Instant::now() > end {
+                return s;
+            }
+            thread::sleep(std::time::Duration::from_millis(20));
+        }
     }
 
     /// Stops the server and returns its counters.
@@ -56,29 +77,39 @@ pub fn serve(name: &str, size: usize) -> Fixture {
 
 /// As [`serve`], with other caps on the server's state.
 pub fn serve_with(name: &str, size: usize, limits: radial_net::Limits) -> Fixture {
-    let dir = std::env::temp_dir().join(format!("radial-net-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("root")).unwrap();
+    serve_opts(
+        name,
+        size,
+        radial_net::ServerOptions {
+            limits,
+            ..radial_net::ServerOptions::default()
+        },
+    )
+}
+
+/// The pseudo-random bytes of a served file of `size` bytes.
+pub fn file_bytes(size: usize) -> Vec<u8> {
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let data: Vec<u8> = (0..size)
+    (0..size)
         .map(|_| {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             x as u8
         })
-        .collect();
-    std::fs::write(dir.join("root/data.bin"), &data).unwrap();
-    let mut server = Server::with_options(
-        &dir.join("root"),
-        &["127.0.0.1:0".parse().unwrap()],
-        radial_net::ServerOptions {
-            limits,
-            ..radial_net::ServerOptions::default()
-        },
-    )
-    .unwrap();
+        .collect()
+}
+
+/// As [`serve`], with the server's options.
+pub fn serve_opts(name: &str, size: usize, opts: radial_net::ServerOptions) -> Fixture {
+    let dir = std::env::temp_dir().join(format!("radial-net-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("root")).unwrap();
+    std::fs::write(dir.join("root/data.bin"), file_bytes(size)).unwrap();
+    let mut server =
+        Server::with_options(&dir.join("root"), &["127.0.0.1:0".parse().unwrap()], opts).unwrap();
     let addr = server.local_addrs()[0];
+    let live = server.stats_handle();
     let stop = Arc::new(AtomicBool::new(false));
     let s = stop.clone();
     let handle = thread::spawn(move || {
@@ -89,6 +120,7 @@ pub fn serve_with(name: &str, size: usize, limits: radial_net::Limits) -> Fixtur
         dir,
         server: addr,
         stop,
+        live,
         handle: Some(handle),
     }
 }

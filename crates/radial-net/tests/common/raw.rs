@@ -29,6 +29,8 @@ pub struct Raw {
     pub conn: u16,
     /// Its pipe's initial sequence number, once opened (for pulls).
     pub isn: Option<SeqNum>,
+    /// Ask for a connection without encryption (`--insecure`).
+    pub insecure: bool,
 }
 
 impl Raw {
@@ -50,6 +52,7 @@ impl Raw {
             pns: HashMap::new(),
             conn: 0,
             isn: None,
+            insecure: false,
         }
     }
 
@@ -170,7 +173,7 @@ impl Raw {
     /// Runs the handshake (the server's key is not checked).
     pub fn handshake(&mut self) {
         for _ in 0..50 {
-            let (hs, hello) = ClientHandshake::start(false);
+            let (hs, hello) = ClientHandshake::start(self.insecure);
             self.send(&hello);
             let end = Instant::now() + Duration::from_millis(200);
             let mut buf = [0u8; 2048];
@@ -275,9 +278,15 @@ pub fn open_and_pull(a: &mut Raw, conn: u16, bytes: u32) -> SeqNum {
 
 /// A pull REQ of pipe 0 of `conn` for stream bytes `[start, end)`.
 pub fn pull(conn: u16, isn: SeqNum, id: u32, start: u32, end: u32) -> Vec<u8> {
+    pull_on(conn, 0, isn, id, start, end)
+}
+
+/// A pull REQ of the pipe on path `path` of `conn` for stream bytes
+/// `[start, end)`.
+pub fn pull_on(conn: u16, path: u16, isn: SeqNum, id: u32, start: u32, end: u32) -> Vec<u8> {
     let mut req = RcpHeader::new(
         RcpFlags::REQ | RcpFlags::PUL,
-        pipe_id(conn, 0),
+        pipe_id(conn, path),
         isn + 1u32,
         isn + 1u32,
         id,

@@ -40,13 +40,17 @@ impl Pipe {
     /// The sender's SYN+ACK: learn its sequence space and what it has.
     pub fn on_synack(&mut self, now: Instant, h: &RcpHeader) -> PipeReport {
         let mut report = PipeReport::default();
-        self.out.push_back(RcpHeader::new(
-            RcpFlags::ACK,
-            self.config.conn_id,
-            self.config.isn,
-            self.config.isn,
-            0,
-        ));
+        // One ACK waiting answers any number of SYN+ACKs (a sender that
+        // repeats them faster than they are sent grows no queue).
+        if !self.out.iter().any(|o| o.flags == RcpFlags::ACK) {
+            self.out.push_back(RcpHeader::new(
+                RcpFlags::ACK,
+                self.config.conn_id,
+                self.config.isn,
+                self.config.isn,
+                0,
+            ));
+        }
         if self.state == PipeState::Established {
             return report;
         }
