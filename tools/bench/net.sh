@@ -4,7 +4,13 @@
 # (QUIC with its defaults: tools/bench/quinn) and the kernel's TCP (iperf3),
 # in one run.
 # Usage: tools/bench/net.sh [SIZE_MB] [REPEAT]   (default 1000 MB, 5 runs)
-# Installs iperf3 from Debian if it is missing. Prints a Markdown table.
+# RADIAL_BIN=path runs another build of `radial`. RADIAL_BASE=path compares
+# two builds instead: in each run, the base build's `get` from its own
+# `serve` and this build's (in turns, each first every other run),
+# encrypted and with --insecure (after one
+# transfer each, so the server's hashing is not counted), and prints the
+# two side by side. Installs iperf3 from Debian if it is missing. Prints a
+# Markdown table.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 size_mb=${1:-1000}
@@ -12,9 +18,9 @@ repeat=${2:-5}
 if ! command -v iperf3 >/dev/null; then
     apt-get update -qq && apt-get install -y -qq iperf3 >/dev/null
 fi
-cargo build --release -q -p radial
+if [ -z "${RADIAL_BIN:-}" ]; then cargo build --release -q -p radial; fi
 cargo build --release -q --manifest-path tools/bench/quinn/Cargo.toml
-radial=target/release/radial
+radial=${RADIAL_BIN:-target/release/radial}
 quinn=tools/bench/quinn/target/release/quinn-bench
 # In memory where there is a tmpfs: the kernel's writeback of a gigabyte of
 # output to disk, on a two-core machine, otherwise lands on whichever
@@ -39,17 +45,18 @@ ipf=$!
 qsrv=$!
 sleep 0.5
 
-# One `radial get` of the file with extra flags: "Mbit/s CPU-s/GB".
+# One `radial get` of the file with extra flags: "Mbit/s CPU-s/GB"
+# (RUN_BIN, RUN_SRV and RUN_PORT name another build and its server).
 radial_run() {
-    local s0 s1 t0 t1 c
+    local s0 s1 t0 t1 c bin=${RUN_BIN:-$radial} pid=${RUN_SRV:-$srv} p=${RUN_PORT:-$port}
     rm -f "$work/out.bin"
-    s0=$(cpu_of $srv)
+    s0=$(cpu_of "$pid")
     t0=$(date +%s.%N)
-    /usr/bin/time -o "$work/time" -f '%U %S' "$radial" get "radial://127.0.0.1:$port/file.bin" \
+    /usr/bin/time -o "$work/time" -f '%U %S' "$bin" get "radial://127.0.0.1:$p/file.bin" \
         --via 127.0.0.1 -o "$work/out.bin" --force "$@" >/dev/null 2>/dev/null
     c=$(tail -1 "$work/time")
     t1=$(date +%s.%N)
-    s1=$(cpu_of $srv)
+    s1=$(cpu_of "$pid")
     cmp -s "$work/files/file.bin" "$work/out.bin" || { echo "radial: file differs" >&2; exit 1; }
     echo "$(echo "$size_mb * 8 / ($t1 - $t0)" | bc -l) \
 $(echo "($(echo "$c" | awk '{print $1 + $2}') + $s1 - $s0) / ($size_mb / 1000)" | bc -l)"
@@ -71,6 +78,35 @@ quinn_run() {
 $(echo "($(echo "$c" | awk '{print $1 + $2}') + $s1 - $s0) / ($size_mb / 1000)" | bc -l)"
 }
 
+if [ -n "${RADIAL_BASE:-}" ]; then
+    "$RADIAL_BASE" serve --root "$work/files" --listen "127.0.0.1:$((port + 3))" --insecure >/dev/null 2>&1 &
+    base_srv=$!
+    sleep 0.5
+    radial_run >/dev/null
+    RUN_BIN=$RADIAL_BASE RUN_SRV=$base_srv RUN_PORT=$((port + 3)) radial_run >/dev/null
+    echo "| run | base, encrypted: Mbit/s | CPU s/GB | this build, encrypted: Mbit/s | CPU s/GB | base --insecure: Mbit/s | CPU s/GB | this build --insecure: Mbit/s | CPU s/GB |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    base_run() { RUN_BIN=$RADIAL_BASE RUN_SRV=$base_srv RUN_PORT=$((port + 3)) radial_run "$@"; }
+    for r in $(seq "$repeat"); do
+        # Alternate which build goes first: the second of a pair runs on a
+        # machine the first has just warmed or loaded.
+        if [ $((r % 2)) = 1 ]; then
+            read -r b_enc b_enc_cpu <<< "$(base_run)"
+            read -r n_enc n_enc_cpu <<< "$(radial_run)"
+            read -r b_ins b_ins_cpu <<< "$(base_run --insecure)"
+            read -r n_ins n_ins_cpu <<< "$(radial_run --insecure)"
+        else
+            read -r n_enc n_enc_cpu <<< "$(radial_run)"
+            read -r b_enc b_enc_cpu <<< "$(base_run)"
+            read -r n_ins n_ins_cpu <<< "$(radial_run --insecure)"
+            read -r b_ins b_ins_cpu <<< "$(base_run --insecure)"
+        fi
+        row=$(printf '%.0f %.2f %.0f %.2f %.0f %.2f %.0f %.2f' "$b_enc" "$b_enc_cpu" \
+            "$n_enc" "$n_enc_cpu" "$b_ins" "$b_ins_cpu" "$n_ins" "$n_ins_cpu")
+        echo "$row" >> "$work/rows"
+        echo "| $r | ${row// / | } |"
+    done
+else
 echo "| run | radial, encrypted: Mbit/s | CPU s/GB | radial --insecure: Mbit/s | CPU s/GB | quinn: Mbit/s | CPU s/GB | iperf3 TCP: Mbit/s | CPU s/GB |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for r in $(seq "$repeat"); do
@@ -88,6 +124,7 @@ for r in $(seq "$repeat"); do
     echo "$row" >> "$work/rows"
     echo "| $r | ${row// / | } |"
 done
+fi
 # Each column's median over the runs.
 python3 - "$work/rows" <<'PY'
 import statistics, sys

@@ -152,6 +152,10 @@ pub struct EndpointStats {
     pub arrivals_buffer_75: u64,
     /// Payload bytes that arrived although already held (fetched twice).
     pub duplicate_bytes: u64,
+    /// Data segments dropped on arrival because they answer no request: past
+    /// what was ever asked for or past the receive buffer (a receiver
+    /// stores only what it asked for, whatever a sender sends).
+    pub unsolicited: u64,
 }
 
 /// Per-path figures of a multi-path endpoint.

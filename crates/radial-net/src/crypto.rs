@@ -334,10 +334,43 @@ impl ReplayWindow {
         (((pn / 64) as usize) % Self::WORDS, 1 << (pn % 64))
     }
 
-    /// Accepts `pn` if it is new (not seen, and not too old); records it.
-    pub fn accept(&mut self, pn: u64) -> bool {
+    /// Furthest a packet number may lead the highest accepted on a
+    /// connection without encryption, where anyone can forge one: a forged
+    /// number far ahead would otherwise make every later real one look
+    /// old. (With encryption only the peer can make a number that opens.)
+    pub const MAX_JUMP_INSECURE: u64 = 1 << 16;
+
+    /// True when `pn` is new: not seen, not too old, and (with
+    /// `insecure`) not more than [`ReplayWindow::MAX_JUMP_INSECURE`] ahead.
+    /// Nothing is recorded: [`ReplayWindow::record`] does that once the
+    /// datagram has passed every other check.
+    pub fn is_new(&self, pn: u64, insecure: bool) -> bool {
         if pn + Self::SIZE < self.top {
             return false;
+        }
+        if insecure && pn > self.top.saturating_add(Self::MAX_JUMP_INSECURE) {
+            return false;
+        }
+        if pn >= self.top {
+            return true;
+        }
+        let (i, m) = Self::bit(pn);
+        self.bits[i] & m == 0
+    }
+
+    /// Accepts `pn` if it is new (not seen, and not too old); records it.
+    pub fn accept(&mut self, pn: u64) -> bool {
+        if !self.is_new(pn, false) {
+            return false;
+        }
+        self.record(pn);
+        true
+    }
+
+    /// Records `pn` as seen (a datagram that passed every check).
+    pub fn record(&mut self, pn: u64) {
+        if pn + Self::SIZE < self.top {
+            return;
         }
         if pn >= self.top {
             // Clear the words the window slides onto past the highest word
@@ -354,11 +387,7 @@ impl ReplayWindow {
             self.top = pn + 1;
         }
         let (i, m) = Self::bit(pn);
-        if self.bits[i] & m != 0 {
-            return false;
-        }
         self.bits[i] |= m;
-        true
     }
 }
 
@@ -733,6 +762,19 @@ mod tests {
         for pn in 1_000_001..1_010_000 {
             assert!(w.accept(pn));
         }
+    }
+
+    #[test]
+    fn checking_records_nothing_and_insecure_numbers_cannot_leap() {
+        let mut w = ReplayWindow::default();
+        assert!(w.accept(10));
+        assert!(w.is_new(1 << 40, false));
+        assert!(!w.is_new(1 << 40, true), "a leap, unauthenticated");
+        assert!(w.is_new(11 + ReplayWindow::MAX_JUMP_INSECURE - 1, true));
+        // Checked only: the window did not move.
+        assert!(w.is_new(11, true));
+        w.record(11);
+        assert!(!w.is_new(11, false));
     }
 
     #[test]

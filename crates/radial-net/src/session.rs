@@ -62,6 +62,9 @@ pub enum ErrorCode {
     /// The server holds as many pending sessions as it keeps, from this
     /// address or in all: ask again later.
     Full = 5,
+    /// The file changed on the server (it was rewritten or cut short) while
+    /// it was served: what was sent cannot make the offered file.
+    Changed = 6,
 }
 
 impl ErrorCode {
@@ -72,6 +75,7 @@ impl ErrorCode {
             3 => Some(ErrorCode::Unreadable),
             4 => Some(ErrorCode::Preparing),
             5 => Some(ErrorCode::Full),
+            6 => Some(ErrorCode::Changed),
             _ => None,
         }
     }

@@ -146,3 +146,120 @@ fn a_partial_download_of_another_file_is_caught_and_thrown_away() {
     get(&cfg, None, |_| {}).unwrap();
     assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());
 }
+
+#[test]
+fn a_same_size_edit_with_its_old_modification_time_restored_is_hashed_again() {
+    // `cp -p` or `touch -r` put the old mtime back on new bytes of the
+    // same size: the file's status-change time still tells.
+    let f = serve("mtime", 100_000);
+    let cfg = config(&f, "data.bin");
+    get(&cfg, None, |_| {}).unwrap();
+    let mtime = std::fs::metadata(f.file()).unwrap().modified().unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    let mut data = std::fs::read(f.file()).unwrap();
+    data.reverse();
+    std::fs::write(f.file(), &data).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(f.file())
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    assert_eq!(
+        std::fs::metadata(f.file()).unwrap().modified().unwrap(),
+        mtime
+    );
+    std::fs::remove_file(&cfg.out).unwrap();
+    get(&cfg, None, |_| {}).unwrap();
+    assert_eq!(std::fs::read(&cfg.out).unwrap(), data);
+}
+
+#[test]
+fn a_part_file_planted_as_a_link_is_refused_and_its_target_untouched() {
+    // A shared output directory where someone planted OUT.part as a link
+    // to a file of the victim's: the download refuses to write through it,
+    // and OUT never appears.
+    let f = serve("plant", 100_000);
+    let cfg = config(&f, "data.bin");
+    let victim = f.dir.join("victim.txt");
+    std::fs::write(&victim, b"precious").unwrap();
+    let part = radial_net::client::part_path(&cfg.out);
+    symlink(&victim, &part).unwrap();
+    for resume in [false, true] {
+        let mut cfg = cfg.clone();
+        cfg.resume = resume;
+        let e = get(&cfg, None, |_| {}).unwrap_err();
+        assert!(matches!(e, GetError::UnsafePart { .. }), "{e}");
+    }
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    assert!(!cfg.out.exists());
+    assert!(std::fs::symlink_metadata(&part)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
+
+#[test]
+fn a_file_cut_short_mid_transfer_ends_the_download_with_a_clear_error() {
+    // The served file is truncated while a download runs through a 20
+    // Mbit/s path: the server tells the client, which stops at once with
+    // an error that says so (instead of waiting for progress that cannot
+    // come).
+    let f = serve("truncate", 8_000_000);
+    let emu = radial_net::Emulator::start(
+        f.server,
+        &[("127.0.0.31:0".parse().unwrap(), common::paths::path(20, 5))],
+        3,
+    )
+    .unwrap();
+    let mut cfg = config(&f, "data.bin");
+    cfg.paths[0].to = emu.front(0);
+    let mut cut = None;
+    let e = get(&cfg, None, |p| {
+        if p.delivered > 0 && cut.is_none() {
+            std::fs::File::options()
+                .write(true)
+                .open(f.file())
+                .unwrap()
+                .set_len(100_000)
+                .unwrap();
+            cut = Some(Instant::now());
+        }
+    })
+    .unwrap_err();
+    assert!(matches!(e, GetError::Changed), "{e}");
+    let after = cut.expect("cut during the transfer").elapsed();
+    assert!(after < Duration::from_secs(20), "told after {after:?}");
+    emu.stop().unwrap();
+    assert!(f.stats().file_errors >= 1);
+}
+
+#[test]
+fn one_client_asking_for_many_large_files_cannot_keep_another_from_being_hashed() {
+    // A client asks for seventy large files nobody has asked for before
+    // (sparse, 4 GB each: minutes of hashing), more than the hashing queue
+    // holds. Another client's first GET of a small new file is hashed in
+    // the meantime and served.
+    let f = serve("hashfair", 1000);
+    let root = f.dir.join("root");
+    let mut busy = 0;
+    for i in 0..70 {
+        let name = format!("big{i}.bin");
+        std::fs::File::create(root.join(&name))
+            .unwrap()
+            .set_len(4 << 30)
+            .unwrap();
+        // One connection per file (one file per connection).
+        let mut c = Raw::from("127.0.8.1", f.server);
+        c.handshake();
+        if c.ask(100 + i, &name) == Some(ErrorCode::Full) {
+            busy += 1;
+        }
+    }
+    assert!(busy > 0, "the greedy client was held to its share");
+    std::fs::write(root.join("small.bin"), b"a small new file").unwrap();
+    let cfg = config(&f, "small.bin");
+    let s = get(&cfg, None, |_| {}).unwrap();
+    assert_eq!(s.bytes, 16);
+    assert_eq!(std::fs::read(&cfg.out).unwrap(), b"a small new file");
+}

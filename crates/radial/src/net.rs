@@ -377,6 +377,11 @@ pub struct GetFlags {
     /// 4 MB).
     #[arg(long, value_name = "BYTES")]
     pub buffer: Option<u64>,
+    /// The largest file accepted, e.g. 500MB or 2TiB: a server offering
+    /// more is refused before anything is written (the free space where
+    /// the file goes is checked too).
+    #[arg(long, value_name = "SIZE", default_value = "64GiB")]
+    pub max_size: String,
 }
 
 /// Checks that the output file can be written before any server is asked:
@@ -399,7 +404,8 @@ fn check_out(out: &Path, force: bool) -> Result<(), CliError> {
             out.display()
         )));
     }
-    if out.exists() && !force {
+    // A dangling symbolic link exists too (it is replaced, never followed).
+    if out.symlink_metadata().is_ok() && !force {
         return Err(CliError::Input(format!(
             "-o `{}`: the file exists (--force replaces it)",
             out.display()
@@ -428,7 +434,9 @@ fn check_vias(vias: &[SocketAddr]) -> Result<(), CliError> {
 pub fn get(url: &str, flags: &GetFlags) -> Result<(), CliError> {
     let cfg = get_config(url, flags)?;
     let s = download(&cfg, flags.json).map_err(|e| match e {
-        GetError::Refused(_) => CliError::Input(format!("{url}: {e}")),
+        GetError::Refused(_) | GetError::TooLarge { .. } | GetError::UnsafePart { .. } => {
+            CliError::Input(format!("{url}: {e}"))
+        }
         _ => CliError::Failed(format!("{url}: {e}")),
     })?;
     report(url, &cfg, &s, flags.json);
@@ -496,6 +504,8 @@ fn get_config(url: &str, flags: &GetFlags) -> Result<GetConfig, CliError> {
     cfg.insecure = flags.insecure;
     cfg.resume = flags.resume;
     cfg.buffer = flags.buffer;
+    cfg.max_size = radial_sim::scenario::units::parse_size(&flags.max_size)
+        .map_err(|e| CliError::Input(format!("--max-size: {e}")))?;
     Ok(cfg)
 }
 

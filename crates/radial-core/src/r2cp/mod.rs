@@ -189,6 +189,17 @@ impl R2cpReceiver {
         consumed + self.config.rwnd_bytes()
     }
 
+    /// True when `len` bytes at `start` lie within what was ever requested
+    /// (below the scheduler's frontier) and within one segment and the
+    /// receive buffer: only such data is stored, so whatever a sender sends
+    /// the buffer holds at most its size.
+    fn asked_for(&self, start: u64, len: usize) -> bool {
+        let end = start.saturating_add(len as u64);
+        len as u64 <= self.config.pipe.mss
+            && end <= self.sched.frontier()
+            && end <= self.buffer_end()
+    }
+
     /// Lets every pipe with room in its window request (§4.3.1 `send()`),
     /// freezing those the buffer cannot serve (`active`).
     fn pump(&mut self, now: Instant) {
@@ -400,6 +411,10 @@ impl R2cpReceiver {
     fn on_data(&mut self, now: Instant, i: usize, h: &RcpHeader, payload: &[u8]) {
         let next = self.buffer.next();
         let start = self.pipes[i].offset_of(h.seq, next);
+        if !payload.is_empty() && !self.asked_for(start, payload.len()) {
+            self.stats.unsolicited += 1;
+            return;
+        }
         let avail = self.pipes[i].avail;
         self.pipes[i].learn(h, next);
         if self.pipes[i].avail > avail {

@@ -309,6 +309,12 @@ impl RcpReceiver {
             // The stream ends at what the sender advertises.
             self.fin_at = Some(self.avail.unwrap_or(end));
         }
+        if !payload.is_empty() && end > self.req_edge {
+            // Past anything requested: stored nowhere, whatever a sender
+            // sends.
+            self.stats.unsolicited += 1;
+            return;
+        }
         if !payload.is_empty() {
             self.buffer.insert(start, payload);
             let (req, lost) = self.board.arrive(start, end, self.config.dupthresh);

@@ -386,6 +386,13 @@ impl<S: Source> RcpSender<S> {
             self.stats.malformed += 1;
             return;
         };
+        self.on_header(now, &h);
+    }
+
+    /// A datagram whose header the driver already parsed arrived (a
+    /// request carries no payload).
+    pub fn on_header(&mut self, now: Instant, h: &RcpHeader) {
+        let h = *h;
         if h.conn_id != self.config.conn_id {
             self.stats.malformed += 1;
             return;

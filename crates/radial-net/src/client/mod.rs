@@ -5,6 +5,7 @@
 //! keys of a handshake that authenticated the server ([`Trust`]).
 
 mod ask;
+mod part;
 pub mod paths;
 mod transfer;
 mod writer;
@@ -68,7 +69,13 @@ pub struct GetConfig {
     /// The receive buffer in bytes, shared by every pipe (default: the
     /// runtime's, [`crate::config::rcp_config`]).
     pub buffer: Option<u64>,
+    /// The largest file accepted: a larger offer is refused before
+    /// anything is written ([`DEFAULT_MAX_SIZE`] by default).
+    pub max_size: u64,
 }
+
+/// The largest file a download accepts unless told otherwise: 64 GiB.
+pub const DEFAULT_MAX_SIZE: u64 = 64 << 30;
 
 impl GetConfig {
     /// One pipe per local address in `vias`, all to `server`.
@@ -86,6 +93,7 @@ impl GetConfig {
             insecure: false,
             resume: false,
             buffer: None,
+            max_size: DEFAULT_MAX_SIZE,
         }
     }
 }
@@ -187,6 +195,34 @@ pub enum GetError {
     },
     /// The file's SHA-256 differs from the server's.
     Corrupt,
+    /// The server's file changed while it was sent: what arrived cannot
+    /// make the file it offered.
+    Changed,
+    /// The server offered a file larger than allowed
+    /// ([`GetConfig::max_size`]).
+    TooLarge {
+        /// The size offered.
+        size: u64,
+        /// The largest allowed.
+        max: u64,
+    },
+    /// The output file's file system has no room for what is to come.
+    NoSpace {
+        /// Bytes still to be written.
+        need: u64,
+        /// Bytes free there.
+        free: u64,
+        /// The directory written to.
+        dir: PathBuf,
+    },
+    /// The `.part` file is not one the download may write: a symbolic
+    /// link, another user's, or linked elsewhere too.
+    UnsafePart {
+        /// The `.part` file.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
     /// Two servers offered different files for the same path.
     NotReplicas(SocketAddr),
     /// The server proved a key other than the one trusted for it.
@@ -224,6 +260,22 @@ impl std::fmt::Display for GetError {
                 )
             }
             GetError::Corrupt => write!(f, "the file does not match the server's SHA-256"),
+            GetError::Changed => write!(
+                f,
+                "the file changed on the server while it was sent (download it again)"
+            ),
+            GetError::TooLarge { size, max } => write!(
+                f,
+                "the server offers {size} bytes, more than the {max} allowed (--max-size)"
+            ),
+            GetError::NoSpace { need, free, dir } => write!(
+                f,
+                "{} has {free} bytes free, {need} are needed",
+                dir.display()
+            ),
+            GetError::UnsafePart { path, why } => {
+                write!(f, "{}: {why}; refusing to write through it", path.display())
+            }
             GetError::NotReplicas(a) => write!(f, "{a} offers a different file under that path"),
             GetError::ServerKey {
                 server,

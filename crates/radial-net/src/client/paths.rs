@@ -14,7 +14,7 @@ use radial_core::{Endpoint, HostEvent, PathId};
 use super::{bind, PathConfig};
 use crate::clock::Clock;
 use crate::crypto::{Keys, ReplayWindow, HEADER_LEN};
-use crate::session::{is_session, Message};
+use crate::session::{is_session, ErrorCode, Message};
 
 /// Nonces gathered before an ECHO goes out.
 const ECHO_BATCH: usize = 32;
@@ -62,6 +62,8 @@ pub enum Incoming<'a> {
     /// A datagram of the path's pipe, for the R²CP engine (its receipt
     /// nonce noted, to be echoed).
     Pipe(&'a [u8]),
+    /// The server ended the transfer: its error code and message.
+    Error(ErrorCode, String),
     /// Anything else: from elsewhere, forged, corrupted, replayed, for
     /// another connection or path, or not understood. Dropped.
     Ignored,
@@ -110,13 +112,27 @@ impl PathSock {
         if from != self.cfg.to {
             return Incoming::Ignored;
         }
+        let insecure = self.keys.insecure();
         let Ok((id, pn, plain)) = self.keys.open(d) else {
             return Incoming::Ignored;
         };
-        if usize::from(id) != i || !self.replay.accept(pn) {
+        if usize::from(id) != i || !self.replay.is_new(pn, insecure) {
             return Incoming::Ignored;
         }
         let plain: &'a [u8] = plain;
+        // The replay window moves only for what passes every check.
+        let incoming = self.classify(conn, i, plain);
+        if !matches!(incoming, Incoming::Ignored) {
+            self.replay.record(pn);
+        }
+        if let (Incoming::Pipe(_), Some((nonce, _))) = (&incoming, crate::guard::open(plain)) {
+            self.received(nonce);
+        }
+        incoming
+    }
+
+    /// What an opened datagram of path `i` of connection `conn` is.
+    fn classify<'a>(&self, conn: u16, i: usize, plain: &'a [u8]) -> Incoming<'a> {
         if is_session(plain) {
             return match Message::parse(plain) {
                 Ok(Message::Joined {
@@ -124,14 +140,16 @@ impl PathSock {
                     path: p,
                     challenge,
                 }) if c == conn && usize::from(p) == i => Incoming::Joined(challenge),
+                Ok(Message::Error {
+                    conn: c,
+                    code,
+                    message,
+                }) if c == conn => Incoming::Error(code, message),
                 _ => Incoming::Ignored,
             };
         }
         match crate::guard::open(plain) {
-            Some((nonce, inner)) => {
-                self.received(nonce);
-                Incoming::Pipe(inner)
-            }
+            Some((_, inner)) => Incoming::Pipe(inner),
             None => Incoming::Ignored,
         }
     }

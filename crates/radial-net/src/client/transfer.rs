@@ -13,6 +13,7 @@ use radial_core::r2cp::{R2cpReceiver, TargetRate};
 use radial_core::{AppEvent, Endpoint, PathId};
 
 use super::ask::{self, ask, Offered};
+use super::part::{check_room, Part};
 use super::paths::{drop_path, flush, on_joined, open_path, Incoming, PathSock, ECHO_DELAY};
 use super::{
     ask_all, part_path, random_conn, writer, Control, GetConfig, GetError, PathConfig, PipeSummary,
@@ -21,6 +22,7 @@ use super::{
 use crate::clock::Clock;
 use crate::config::r2cp_config;
 use crate::crypto::Keys;
+use crate::session::ErrorCode;
 
 /// The keys of the connection to `to`.
 fn keys_of(offers: &[(SocketAddr, Offered)], to: SocketAddr) -> Arc<Keys> {
@@ -31,10 +33,9 @@ fn keys_of(offers: &[(SocketAddr, Offered)], to: SocketAddr) -> Arc<Keys> {
         .expect("asked")
 }
 
-/// The engine for `cfg` on connection `conn` of a file of `size` bytes,
-/// and the bytes a resumed download already holds in its `.part` file
-/// (none if that holds more than the file: it starts again).
-fn engine(cfg: &GetConfig, conn: u16, size: u64) -> (R2cpReceiver, u64) {
+/// The engine for `cfg` on connection `conn`, for a download that already
+/// holds the file's first `held` bytes.
+fn engine(cfg: &GetConfig, conn: u16, held: u64) -> R2cpReceiver {
     let mut r2cp = r2cp_config(conn);
     if let Some(bytes) = cfg.buffer {
         // At least a few segments, so that a window can open.
@@ -45,13 +46,7 @@ fn engine(cfg: &GetConfig, conn: u16, size: u64) -> (R2cpReceiver, u64) {
         prefer: PathId(prefer as u16),
         period: TargetRate::DEFAULT_PERIOD,
     });
-    let held = if cfg.resume {
-        std::fs::metadata(part_path(&cfg.out)).map_or(0, |m| m.len())
-    } else {
-        0
-    };
-    let held = if held > size { 0 } else { held };
-    (R2cpReceiver::resuming_at(r2cp, held), held)
+    R2cpReceiver::resuming_at(r2cp, held)
 }
 
 /// A download under way.
@@ -121,10 +116,16 @@ impl Transfer {
     }
 
     /// Hands the engine what the paths that `events` names received, and
-    /// completes the pipes their servers accepted.
-    fn receive(&mut self, events: &Events, receiver: &mut crate::batch::Receiver) {
+    /// completes the pipes their servers accepted; an error the server
+    /// sent ends the transfer.
+    fn receive(
+        &mut self,
+        events: &Events,
+        receiver: &mut crate::batch::Receiver,
+    ) -> Result<(), GetError> {
         let (clock, conn, rx) = (&self.clock, self.conn, &mut self.rx);
         let mut joined = Vec::new();
+        let mut ended = None;
         for ev in events {
             let i = ev.token().0;
             let Some(path) = self.paths.get_mut(i) else {
@@ -140,6 +141,7 @@ impl Transfer {
                     Incoming::Pipe(inner) => {
                         rx.handle_datagram(clock.now(), PathId(i as u16), inner);
                     }
+                    Incoming::Error(code, message) => ended = Some((code, message)),
                     Incoming::Ignored => {}
                 });
             }
@@ -151,6 +153,11 @@ impl Transfer {
         for (i, p) in self.paths.iter_mut().enumerate() {
             p.join(conn, i, ask::RETRY);
             p.echo(conn, i);
+        }
+        match ended {
+            Some((ErrorCode::Changed, _)) => Err(GetError::Changed),
+            Some((_, message)) => Err(GetError::Refused(message)),
+            None => Ok(()),
         }
     }
 
@@ -256,7 +263,19 @@ pub fn get(
     let conn = random_conn();
     let offers = ask_all(cfg, &mut poll, conn)?;
     let (size, sha256) = (offers[0].1.size, offers[0].1.sha256);
-    let (rx, held) = engine(cfg, conn, size);
+    if size > cfg.max_size {
+        return Err(GetError::TooLarge {
+            size,
+            max: cfg.max_size,
+        });
+    }
+    // The download goes to FILE.part, renamed to FILE once its SHA-256
+    // matches: an interrupted or failed download never stands under the
+    // final name.
+    let part = Part::open(&part_path(&cfg.out), cfg.resume, size)?;
+    let held = part.held;
+    check_room(&cfg.out, size - held)?;
+    let rx = engine(cfg, conn, held);
     let mut t = Transfer {
         clock,
         poll,
@@ -276,17 +295,7 @@ pub fn get(
         let keys = keys_of(&t.offers, p.to);
         open_path(&mut t.paths, *p, keys, conn, &t.poll)?;
     }
-    // The download goes to FILE.part, renamed to FILE once its SHA-256
-    // matches: an interrupted or failed download never stands under the
-    // final name.
-    let part = part_path(&cfg.out);
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&part)?;
-    let mut out = writer::Writer::resume(file, held)?;
+    let mut out = writer::Writer::resume(part.file.try_clone()?, held)?;
     let mut d = Delivery {
         delivered: held,
         held,
@@ -307,7 +316,7 @@ pub fn get(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e.into()),
         }
-        t.receive(&events, &mut receiver);
+        t.receive(&events, &mut receiver)?;
         t.migrate_if_silent(cfg)?;
         let now = t.clock.now();
         if t.rx.poll_timeout().is_some_and(|at| at <= now) {
@@ -347,9 +356,9 @@ pub fn get(
     flush(&mut t.rx, &mut t.paths, &t.clock);
     let got = out.finish()?;
     if got != sha256 {
-        let _ = std::fs::remove_file(&part);
+        part.remove();
         return Err(GetError::Corrupt);
     }
-    std::fs::rename(&part, &cfg.out)?;
+    part.rename_to(&cfg.out)?;
     Ok(t.summary(&d, sha256, seconds))
 }

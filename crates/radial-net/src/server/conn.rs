@@ -22,6 +22,9 @@ pub struct Offer {
     pub size: u64,
     /// Its SHA-256.
     pub sha256: [u8; 32],
+    /// Its identity when it was offered: a file that no longer has it
+    /// changed under the transfer.
+    pub id: super::FileId,
 }
 
 /// The transfer a connection asked for.

@@ -17,8 +17,10 @@ use std::path::{Component, Path, PathBuf};
 use rustix::fs::{Mode, OFlags, ResolveFlags};
 
 /// What identifies a file's contents for the hash cache: the same inode,
-/// size and modification time mean the same bytes (a file rewritten in
-/// place changes its mtime).
+/// size, modification time and status-change time mean the same bytes. A
+/// file rewritten in place changes its mtime; one whose mtime was then
+/// restored (`cp -p`, `touch -r`) still has a new ctime, which no user can
+/// set back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FileId {
     /// Device.
@@ -29,6 +31,8 @@ pub struct FileId {
     pub size: u64,
     /// Modification time, nanoseconds since the epoch.
     pub mtime_ns: i128,
+    /// Status-change time, nanoseconds since the epoch.
+    pub ctime_ns: i128,
 }
 
 impl FileId {
@@ -40,6 +44,7 @@ impl FileId {
             ino: m.ino(),
             size: m.len(),
             mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+            ctime_ns: i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
         })
     }
 }

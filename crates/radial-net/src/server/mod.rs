@@ -44,6 +44,7 @@ pub use tables::{Limits, Prefix, PREFIX_V4, PREFIX_V6};
 use crate::clock::Clock;
 use crate::crypto::{self, Identity, HEADER_LEN};
 use crate::guard::Nonces;
+use crate::session;
 use conn::Conn;
 use hashing::Hashes;
 use pipes::Wait;
@@ -339,6 +340,7 @@ impl Server {
         let now = self.clock.now();
         if now - self.last_sweep >= SWEEP {
             self.last_sweep = now;
+            self.check_files();
             self.forget_idle(now);
             if let Ok(mut s) = self.shared.lock() {
                 *s = self.stats();
@@ -372,7 +374,9 @@ impl Server {
     }
 
     fn on_hashed(&mut self) {
-        for (id, r) in self.hashes.collect() {
+        let files = &self.files;
+        let serving = |id: &FileId| files.get(id).is_some_and(|f| f.strong_count() > 0);
+        for (id, r) in self.hashes.collect(serving) {
             match r {
                 Ok(_) => self.log(format_args!(
                     "hashed inode {} ({} bytes): ready to serve",
@@ -473,9 +477,9 @@ impl Server {
                 }
             }
         }
-        for k in broken {
+        for (cid, _) in broken {
             self.stats.file_errors += 1;
-            self.forget_pipe(k);
+            self.file_changed(cid);
         }
         for (cid, id) in finished {
             if let Some(s) = self.conns.get_mut(&cid).and_then(|c| c.session.as_mut()) {
@@ -507,6 +511,73 @@ impl Server {
         p.pn += 1;
         p.auth.tx += d.len() as u64;
         let _ = self.sockets[p.socket].send_to(&d, p.peer);
+    }
+
+    /// The file connection `cid` is served could not be read as offered (it
+    /// was cut short or rewritten): its client is told on every path the
+    /// three-times limit lets the server send on, and the connection is
+    /// forgotten.
+    fn file_changed(&mut self, cid: u64) {
+        let Some(c) = self.conns.get(&cid) else {
+            return;
+        };
+        let Some(conn) = c.session.as_ref().map(|s| s.conn) else {
+            return;
+        };
+        let mut msg = Vec::with_capacity(64);
+        session::Message::Error {
+            conn,
+            code: session::ErrorCode::Changed,
+            message: "the file changed on the server while it was sent".into(),
+        }
+        .emit(&mut msg);
+        let len = (HEADER_LEN + msg.len() + c.keys.tag_len()) as u64;
+        let ids: Vec<u16> = c
+            .paths
+            .iter()
+            .filter(|(_, p)| {
+                p.auth.validated || p.auth.tx + len <= pipes::AMPLIFICATION * p.auth.rx
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            self.send_sealed(cid, id, &msg);
+        }
+        self.forget_conn(cid, "file changed");
+    }
+
+    /// Files whose identity is no longer the one they were offered with
+    /// (rewritten, cut short): every connection serving one is told and
+    /// forgotten. One `fstat` per open file.
+    fn check_files(&mut self) {
+        let changed: Vec<FileId> = self
+            .files
+            .iter()
+            .filter_map(|(id, f)| {
+                let f = f.upgrade()?;
+                (FileId::of(&f).ok() != Some(*id)).then_some(*id)
+            })
+            .collect();
+        if changed.is_empty() {
+            return;
+        }
+        let cids: Vec<u64> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| {
+                c.session
+                    .as_ref()
+                    .is_some_and(|s| changed.contains(&s.offer.id))
+            })
+            .map(|(cid, _)| *cid)
+            .collect();
+        for cid in cids {
+            self.stats.file_errors += 1;
+            self.file_changed(cid);
+        }
+        for id in changed {
+            self.files.remove(&id);
+        }
     }
 
     fn forget_pipe(&mut self, (cid, id): (u64, u16)) {

@@ -33,30 +33,34 @@ impl Server {
         len: usize,
         now: Instant,
     ) {
+        // Parsed before anything else: only a datagram the server can act
+        // on moves its path's replay window.
+        let inner = match parse_inner(plain) {
+            Some(x) => x,
+            None => {
+                self.stats.malformed += 1;
+                return;
+            }
+        };
         if !self.path_for(s, peer, cid, (id, pn), len, now) {
             return;
         }
-        if crate::bundle::is_bundle(plain) {
-            match crate::bundle::split(plain) {
-                Some(ds) => {
-                    for d in ds {
-                        self.on_rcp(cid, id, d, now);
-                    }
+        let m = match inner {
+            Inner::Rcp(h) => return self.on_rcp(cid, id, &h, now),
+            Inner::Bundle(hs) => {
+                for h in &hs {
+                    self.on_rcp(cid, id, h, now);
                 }
-                None => self.stats.malformed += 1,
+                return;
             }
-            return;
-        }
-        if !is_session(plain) {
-            self.on_rcp(cid, id, plain, now);
-            return;
-        }
-        match Message::parse(plain) {
-            Ok(Message::Get { conn, path }) if plain.len() >= MIN_GET => {
+            Inner::Session(m) => m,
+        };
+        match m {
+            Message::Get { conn, path } if plain.len() >= MIN_GET => {
                 let reply = self.answer_get(cid, conn, &path, now);
                 self.send_message(cid, id, &reply);
             }
-            Ok(Message::Join { path, conn }) if path == id => {
+            Message::Join { path, conn } if path == id => {
                 let Some(p) = self.conns.get(&cid).and_then(|c| c.paths.get(&id)) else {
                     return;
                 };
@@ -67,7 +71,7 @@ impl Server {
                 };
                 self.send_message(cid, id, &reply);
             }
-            Ok(Message::Validate { path, echo, .. }) if path == id => {
+            Message::Validate { path, echo, .. } if path == id => {
                 let Some(p) = self.conns.get_mut(&cid).and_then(|c| c.paths.get_mut(&id)) else {
                     return;
                 };
@@ -81,7 +85,7 @@ impl Server {
                     }
                 }
             }
-            Ok(Message::Echo { path, nonces, .. }) if path == id => {
+            Message::Echo { path, nonces, .. } if path == id => {
                 let pipe = self
                     .conns
                     .get_mut(&cid)
@@ -97,8 +101,7 @@ impl Server {
                 }
                 pipe.wait = Wait::No;
             }
-            Ok(_) => self.stats.rejected += 1,
-            Err(_) => self.stats.malformed += 1,
+            _ => self.stats.rejected += 1,
         }
     }
 
@@ -117,15 +120,19 @@ impl Server {
     ) -> bool {
         let limits = self.opts.limits;
         let c = self.conns.get_mut(&cid).expect("opened under its keys");
+        let insecure = c.keys.insecure();
         if let Some(p) = c.paths.get_mut(&id) {
-            if !p.replay.accept(pn) {
-                self.stats.replayed += 1;
-                return false;
-            }
+            // The address first: the replay window moves only for a
+            // datagram that passed every other check.
             if (p.socket, p.peer) != (s, peer) {
                 self.stats.rejected += 1;
                 return false;
             }
+            if !p.replay.is_new(pn, insecure) {
+                self.stats.replayed += 1;
+                return false;
+            }
+            p.replay.record(pn);
             p.auth.rx += len as u64;
             return true;
         }
@@ -135,7 +142,11 @@ impl Server {
         }
         self.room_for_unvalidated(Prefix::of(peer.ip()));
         let mut replay = ReplayWindow::default();
-        replay.accept(pn);
+        if !replay.is_new(pn, insecure) {
+            self.stats.replayed += 1;
+            return false;
+        }
+        replay.record(pn);
         let c = self.conns.get_mut(&cid).expect("still there");
         c.paths.insert(
             id,
@@ -164,12 +175,9 @@ impl Server {
         self.send_sealed(cid, id, &b);
     }
 
-    /// An RCP datagram of the pipe on path `id`; a SYN opens the pipe.
-    fn on_rcp(&mut self, cid: u64, id: u16, d: &[u8], now: Instant) {
-        let Ok((h, _)) = RcpHeader::parse(d) else {
-            self.stats.malformed += 1;
-            return;
-        };
+    /// An RCP datagram (its header) of the pipe on path `id`; a SYN opens
+    /// the pipe.
+    fn on_rcp(&mut self, cid: u64, id: u16, h: &RcpHeader, now: Instant) {
         let Some(c) = self.conns.get(&cid) else {
             return;
         };
@@ -211,7 +219,7 @@ impl Server {
         let pipe = p.pipe.as_mut().expect("present or opened");
         pipe.last_heard = now;
         pipe.wait = Wait::No;
-        pipe.sender.on_datagram(now, d);
+        pipe.sender.on_header(now, h);
     }
 
     /// A GET: open the path below the root, look up its hash (computed
@@ -251,7 +259,8 @@ impl Server {
                 f
             }
         };
-        let sha256 = match self.hashes.lookup(id, &file) {
+        let client = Prefix::of(self.conns.get(&cid).expect("asked on it").hello.0.ip());
+        let sha256 = match self.hashes.lookup(id, &file, client) {
             Lookup::Ready(h) => h,
             Lookup::Pending => {
                 return error(ErrorCode::Preparing, format!("{path}: preparing (hashing)"))
@@ -259,7 +268,7 @@ impl Server {
             Lookup::Busy => {
                 return error(
                     ErrorCode::Full,
-                    "busy hashing other files: ask again later".into(),
+                    "busy hashing files (this network's share is taken): ask again later".into(),
                 )
             }
         };
@@ -271,6 +280,7 @@ impl Server {
                 file,
                 size: id.size,
                 sha256,
+                id,
             }),
             conn,
             started: now,
@@ -283,4 +293,28 @@ impl Server {
             sha256,
         }
     }
+}
+
+/// What an opened datagram carries: an RCP datagram, a bundle of them
+/// (their headers: requests carry no payload), or a session message.
+enum Inner {
+    Rcp(RcpHeader),
+    Bundle(Vec<RcpHeader>),
+    Session(Message),
+}
+
+/// Parses an opened datagram; `None` unless it is a session message, an
+/// RCP datagram or a bundle of RCP datagrams, each parsed once here.
+fn parse_inner(plain: &[u8]) -> Option<Inner> {
+    if is_session(plain) {
+        return Message::parse(plain).ok().map(Inner::Session);
+    }
+    if crate::bundle::is_bundle(plain) {
+        return crate::bundle::split(plain)?
+            .iter()
+            .map(|d| RcpHeader::parse(d).ok().map(|(h, _)| h))
+            .collect::<Option<Vec<_>>>()
+            .map(Inner::Bundle);
+    }
+    RcpHeader::parse(plain).ok().map(|(h, _)| Inner::Rcp(h))
 }

@@ -62,6 +62,7 @@ pub fn two_paths(f: &Fixture, a: PathModel, b: PathModel) -> (Emulator, GetConfi
         insecure: false,
         resume: false,
         buffer: None,
+        max_size: radial_net::client::DEFAULT_MAX_SIZE,
     };
     (emu, cfg)
 }
@@ -178,6 +179,7 @@ pub fn under_garbage() -> (f64, f64) {
             insecure: false,
             resume: false,
             buffer: None,
+            max_size: radial_net::client::DEFAULT_MAX_SIZE,
         };
         let s = get(&cfg, None, |_| {}).unwrap();
         assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());

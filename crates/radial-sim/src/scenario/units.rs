@@ -95,17 +95,19 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "kB" | "KB" => 1e3,
         "MB" => 1e6,
         "GB" => 1e9,
+        "TB" => 1e12,
         "KiB" => 1024.0,
         "MiB" => 1024.0 * 1024.0,
         "GiB" => 1024.0 * 1024.0 * 1024.0,
+        "TiB" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
         "" => {
             return Err(format!(
-                "size `{s}` has no unit (B, kB, MB, GB, KiB, MiB, GiB)"
+                "size `{s}` has no unit (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)"
             ))
         }
         _ => {
             return Err(format!(
-                "size `{s}` has unknown unit `{unit}` (B, kB, MB, GB, KiB, MiB, GiB)"
+                "size `{s}` has unknown unit `{unit}` (B, kB, MB, GB, TB, KiB, MiB, GiB, TiB)"
             ))
         }
     };
