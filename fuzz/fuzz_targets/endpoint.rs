@@ -59,7 +59,7 @@ fn endpoint(kind: u8) -> Box<dyn Endpoint> {
             let mut r = R2cpReceiver::new(R2cpConfig {
                 pipe: rcp,
                 scheduling: Scheduling::Ranked,
-                redundant_striping: true,
+                rules: radial_core::r2cp::Rules::ALL,
                 target: None,
                 coupling,
                 // The second pipe is RCP-ELN: wireless-loss reports reach it.

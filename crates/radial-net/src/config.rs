@@ -32,7 +32,7 @@ pub fn r2cp_config(conn: u16) -> R2cpConfig {
     R2cpConfig {
         pipe: rcp_config(u32::from(conn)),
         scheduling: Scheduling::Ranked,
-        redundant_striping: true,
+        rules: radial_core::r2cp::Rules::ALL,
         target: None,
         coupling: radial_core::cc::coupled::Coupling::Uncoupled,
         eln_paths: 0,

@@ -16,8 +16,9 @@ pub enum Protocol {
     Tcp(TcpVariant),
     /// RCP.
     Rcp(RcpVariant),
-    /// R²CP with its assignment rule and its pipes' coupling.
-    R2cp(Scheduling, Coupling),
+    /// R²CP with its assignment rule, its pipes' coupling, and whether it
+    /// is the paper's engine (every rule beyond the paper off).
+    R2cp(Scheduling, Coupling, bool),
     /// pTCP.
     Ptcp,
     /// MPTCP with its coupled increase.
@@ -40,9 +41,11 @@ impl Protocol {
         let mut all: Vec<Protocol> = TcpVariant::ALL.into_iter().map(Protocol::Tcp).collect();
         all.extend(RCP.map(Protocol::Rcp));
         all.extend([
-            Protocol::R2cp(Scheduling::Ranked, Coupling::Uncoupled),
-            Protocol::R2cp(Scheduling::Fcfs, Coupling::Uncoupled),
-            Protocol::R2cp(Scheduling::Ranked, Coupling::Lia),
+            Protocol::R2cp(Scheduling::Ranked, Coupling::Uncoupled, false),
+            Protocol::R2cp(Scheduling::Fcfs, Coupling::Uncoupled, false),
+            Protocol::R2cp(Scheduling::Ranked, Coupling::Lia, false),
+            Protocol::R2cp(Scheduling::Ranked, Coupling::Uncoupled, true),
+            Protocol::R2cp(Scheduling::Fcfs, Coupling::Uncoupled, true),
             Protocol::Ptcp,
         ]);
         all.extend(COUPLINGS.map(Protocol::Mptcp));
@@ -60,9 +63,11 @@ impl Protocol {
         match self {
             Protocol::Tcp(v) => v.name(),
             Protocol::Rcp(v) => v.name(),
-            Protocol::R2cp(_, Coupling::Lia | Coupling::Olia) => "r2cp-coupled",
-            Protocol::R2cp(Scheduling::Ranked, Coupling::Uncoupled) => "r2cp",
-            Protocol::R2cp(Scheduling::Fcfs, Coupling::Uncoupled) => "r2cp-s",
+            Protocol::R2cp(_, Coupling::Lia | Coupling::Olia, _) => "r2cp-coupled",
+            Protocol::R2cp(Scheduling::Ranked, Coupling::Uncoupled, false) => "r2cp",
+            Protocol::R2cp(Scheduling::Fcfs, Coupling::Uncoupled, false) => "r2cp-s",
+            Protocol::R2cp(Scheduling::Ranked, Coupling::Uncoupled, true) => "r2cp-paper",
+            Protocol::R2cp(Scheduling::Fcfs, Coupling::Uncoupled, true) => "r2cp-s-paper",
             Protocol::Ptcp => "ptcp",
             Protocol::Mptcp(c) => mptcp::protocol_name(c),
             Protocol::Apps => "apps",

@@ -184,7 +184,11 @@ impl FlowProtocol {
         match self {
             FlowProtocol::Tcp(c) => Protocol::Tcp(c.variant),
             FlowProtocol::Rcp(c) => Protocol::Rcp(c.variant),
-            FlowProtocol::R2cp(c) => Protocol::R2cp(c.scheduling, c.coupling),
+            FlowProtocol::R2cp(c) => Protocol::R2cp(
+                c.scheduling,
+                c.coupling,
+                c.rules == radial_core::r2cp::Rules::PAPER,
+            ),
             FlowProtocol::Ptcp(c) => match c.mptcp {
                 None => Protocol::Ptcp,
                 Some(m) => Protocol::Mptcp(m.coupling),

@@ -3,7 +3,7 @@
 //! retransmission and penalisation, and the engine's own forecasts of when
 //! each pipe brings what it holds).
 
-use super::{Ask, Limits, R2cpReceiver};
+use super::{rtt_of, Ask, Limits, R2cpReceiver};
 use crate::time::Duration;
 
 impl R2cpReceiver {
@@ -24,12 +24,16 @@ impl R2cpReceiver {
     /// RTO.
     pub(super) fn reinject(&mut self, i: usize, ask: &Ask, limits: Limits, blocked: bool) -> bool {
         let hol = ask.deq;
+        let rules = self.config.rules;
         if hol >= ask.buffer_end || self.buffer.holds(hol) {
             return false;
         }
         let Some(b) = self.sched.binding(hol).copied() else {
-            return self.take_head(i, ask, limits);
+            return rules.take_head && self.take_head(i, ask, limits);
         };
+        if !rules.reinject {
+            return false;
+        }
         let p = &self.pipes[i];
         if b.path == p.path {
             return false;
@@ -37,7 +41,10 @@ impl R2cpReceiver {
         let Some(j) = self.index(b.path) else {
             return false;
         };
-        let (ours, theirs) = (p.rtt_shown(ask.now), self.pipes[j].rtt_shown(ask.now));
+        let (ours, theirs) = (
+            rtt_of(rules, p, ask.now),
+            rtt_of(rules, &self.pipes[j], ask.now),
+        );
         // Quicker, while the holder's request is not overdue, if `i` is
         // blocked and its answer would come before the holder's is due (at
         // the earliest: the holder's round trip as it shows now, however
@@ -63,7 +70,8 @@ impl R2cpReceiver {
         let missed = [holder.turn_missed_at(b.sent_at), holder.unanswered_at()]
             .into_iter()
             .flatten()
-            .min();
+            .min()
+            .filter(|_| rules.silent_holder);
         let late = missed.map_or(patience, |t| t.min(patience));
         // When the holder will bring it at the pace it answers now (see
         // `Pipe::answer_expected`): a path that slowed down shows it there
@@ -85,7 +93,7 @@ impl R2cpReceiver {
         // pipe to the next.
         let quicker_elsewhere = || {
             self.pipes.iter().enumerate().any(|(k, q)| {
-                k != i && k != j && q.live() && !q.frozen && q.rtt_shown(ask.now) < ours
+                k != i && k != j && q.live() && !q.frozen && rtt_of(rules, q, ask.now) < ours
             })
         };
         let quicker = if overdue {
@@ -94,7 +102,7 @@ impl R2cpReceiver {
             blocked && ask.now + ours < due
         };
         if !quicker {
-            if holder_brings_it && theirs > ours && blocked {
+            if rules.penalise && holder_brings_it && theirs > ours && blocked {
                 self.pipes[j].penalise(ask.now);
             }
             // Wake up when the holder's patience runs out (later, arrivals
@@ -112,11 +120,12 @@ impl R2cpReceiver {
             Some(end) => end,
             None => return false,
         };
-        if theirs > ours && blocked {
+        if rules.penalise && theirs > ours && blocked {
             self.pipes[j].penalise(ask.now);
         }
-        let silent =
-            missed.is_some_and(|t| ask.now >= t) || self.pipes[j].fell_silent(ask.now, b.sent_at);
+        let silent = rules.silent_holder
+            && (missed.is_some_and(|t| ask.now >= t)
+                || self.pipes[j].fell_silent(ask.now, b.sent_at));
         if overdue && silent {
             // The holder's path fell silent while pipe `i`'s works: all it
             // holds goes back to be asked of working pipes now, not at its
@@ -126,7 +135,7 @@ impl R2cpReceiver {
             self.report(ask.now, j, r);
         }
         self.pipes[i].request(ask.now, hol, end, ask.deq);
-        if overdue {
+        if overdue && rules.back_up_head {
             self.back_up_head(i, j, ask, hol, end);
         }
         true
@@ -147,7 +156,7 @@ impl R2cpReceiver {
             .iter()
             .enumerate()
             .filter(|&(k, q)| k != i && k != j && q.live())
-            .min_by_key(|(_, q)| q.rtt_shown(ask.now))
+            .min_by_key(|(_, q)| rtt_of(self.config.rules, q, ask.now))
             .map(|(k, _)| k);
         if let Some(k) = backup {
             self.pipes[k].request(ask.now, hol, end, ask.deq);
@@ -163,12 +172,13 @@ impl R2cpReceiver {
     /// window slot, up to a round trip later, or rather than leave it to
     /// the rank, which may hand it to a slower pipe that asks first.
     fn take_head(&mut self, i: usize, ask: &Ask, limits: Limits) -> bool {
-        let ours = self.pipes[i].rtt_shown(ask.now);
+        let rules = self.config.rules;
+        let ours = rtt_of(rules, &self.pipes[i], ask.now);
         let quicker_elsewhere = self
             .pipes
             .iter()
             .enumerate()
-            .any(|(k, q)| k != i && q.live() && q.rtt_shown(ask.now) < ours);
+            .any(|(k, q)| k != i && q.live() && rtt_of(rules, q, ask.now) < ours);
         if quicker_elsewhere {
             return false;
         }

@@ -17,12 +17,14 @@
 mod head_of_line;
 mod pipe;
 mod queue_cap;
+mod rules;
 mod scheduler;
 mod silence;
 
 use crate::cc::coupled::{increase_scale, Coupling, SubflowView};
 pub use crate::policy::{TargetRate, Tokens};
 pub use pipe::{Pipe, PipeReport, PipeState};
+pub use rules::{Rule, Rules};
 pub use scheduler::{Ahead, Binding, Limits, Pick, Scheduler, Scheduling};
 
 use std::collections::VecDeque;
@@ -47,10 +49,9 @@ pub struct R2cpConfig {
     pub pipe: RcpConfig,
     /// How segments are assigned to pipes.
     pub scheduling: Scheduling,
-    /// Redundant striping (pTCP §4.1 (3), R²CP §4.4.1): a pipe whose
-    /// retransmission timer expired asks for the head of line without
-    /// taking it from the other pipes, which request it too.
-    pub redundant_striping: bool,
+    /// The rules beyond the paper the engine applies ([`Rules::ALL`] for
+    /// `r2cp`, [`Rules::PAPER`] for `r2cp-paper`).
+    pub rules: Rules,
     /// Policy-based aggregation (pTCP §6.2.2, Figure 10): a target rate
     /// served first by a preferred path; `None` aggregates best effort.
     pub target: Option<TargetRate>,
@@ -208,11 +209,12 @@ impl R2cpReceiver {
         }
         // A retiring pipe makes no further request: its outstanding ones
         // do not rank.
+        let rules = self.config.rules;
         let rtts: Vec<(PathId, Duration)> = self
             .pipes
             .iter()
             .filter(|p| p.live())
-            .map(|p| (p.path, p.rtt_shown(now)))
+            .map(|p| (p.path, rtt_of(rules, p, now)))
             .collect();
         let deq = self.buffer.next();
         let ask = Ask {
@@ -242,11 +244,16 @@ impl R2cpReceiver {
         let n = self.pipes.len();
         let mut done = vec![false; n];
         loop {
-            let next = (0..n).filter(|&i| !done[i]).min_by_key(|&i| {
-                let p = &self.pipes[i];
-                let taking_over = self.handoffs.iter().any(|&(_, to)| to == p.path);
-                (!taking_over, p.in_flight(), i)
-            });
+            let next = if rules.ask_order {
+                (0..n).filter(|&i| !done[i]).min_by_key(|&i| {
+                    let p = &self.pipes[i];
+                    let taking_over = self.handoffs.iter().any(|&(_, to)| to == p.path);
+                    (!taking_over, p.in_flight(), i)
+                })
+            } else {
+                // Each pipe in the order opened, as much as it may.
+                (0..n).find(|&i| !done[i])
+            };
             let Some(i) = next else { break };
             if !self.ask(i, &ask) {
                 done[i] = true;
@@ -307,26 +314,27 @@ impl R2cpReceiver {
         }
         let p = &self.pipes[i];
         let pick = if p.probing_blackout() && others_live {
-            if self.config.redundant_striping {
+            if self.config.rules.redundant_striping {
                 self.sched.send_redundant(limits)
             } else {
                 self.pipes[i].probe_path(ask.now, ask.deq);
                 return false;
             }
         } else {
-            let rtt_of = |path: PathId| ask.rtts.iter().find(|(q, _)| *q == path).map(|(_, r)| *r);
+            let rtt_of_path =
+                |path: PathId| ask.rtts.iter().find(|(q, _)| *q == path).map(|(_, r)| *r);
             let (pipes, config) = (&self.pipes, &self.config);
-            let ours = p.rtt_shown(ask.now);
+            let ours = rtt_of(config.rules, p, ask.now);
             let ahead = |path: PathId| match pipes.iter().find(|q| q.path == path) {
-                Some(q) => ahead(ours, q, ask.now, config),
-                None => Ahead::PAPER,
+                Some(q) if config.rules.look_ahead => ahead(ours, q, ask.now, config),
+                _ => Ahead::PAPER,
             };
             self.sched.send_looking_ahead(
                 ask.now,
                 p.path,
                 p.next_local(),
                 ours,
-                rtt_of,
+                rtt_of_path,
                 ahead,
                 limits,
             )
@@ -581,7 +589,7 @@ impl Endpoint for R2cpReceiver {
                     cfg.variant = RcpVariant::RcpEln;
                 }
                 cfg.conn_id = R2cpConfig::pipe_conn_id(cfg.conn_id, path);
-                let mut p = Pipe::new(cfg, path);
+                let mut p = Pipe::new(cfg, path, self.config.rules);
                 p.open(now);
                 self.pipes.push(p);
             }
@@ -665,8 +673,14 @@ impl Endpoint for R2cpReceiver {
             .filter_map(Pipe::poll_timeout)
             .chain(tokens)
             .chain(reinject)
-            .chain(self.silence_deadline())
-            .chain(self.last_path_silent_at())
+            .chain(
+                self.silence_deadline()
+                    .filter(|_| self.config.rules.eager_syn),
+            )
+            .chain(
+                self.last_path_silent_at()
+                    .filter(|_| self.config.rules.take_back),
+            )
             .min()
     }
 
@@ -682,9 +696,10 @@ impl Endpoint for R2cpReceiver {
             self.resume();
         }
         let live = self.pipes.iter().any(Pipe::live);
+        let rules = self.config.rules;
         for i in 0..self.pipes.len() {
             if self.pipes[i].poll_timeout().is_some_and(|d| d <= now) {
-                if live && self.pipes[i].handshake_due(now) {
+                if rules.eager_syn && live && self.pipes[i].handshake_due(now) {
                     // Beside a working pipe, a SYN is not backed off
                     // (`pipe::handshake`).
                     self.pipes[i].open_again(now);
@@ -693,9 +708,13 @@ impl Endpoint for R2cpReceiver {
                 self.report(now, i, r);
             }
         }
-        self.open_beside_silent(now);
-        self.take_silent_paths_as_back(now);
-        if live && !self.pipes.iter().any(Pipe::live) {
+        if rules.eager_syn {
+            self.open_beside_silent(now);
+        }
+        if rules.take_back {
+            self.take_silent_paths_as_back(now);
+        }
+        if rules.take_back && live && !self.pipes.iter().any(Pipe::live) {
             // The last working path fell silent: every other silent path is
             // probed at once, in case one of them came back meanwhile.
             for p in &mut self.pipes {
@@ -735,6 +754,16 @@ impl Endpoint for R2cpReceiver {
     }
 }
 
+/// The round trip pipe `p` counts with in the engine's decisions: what it
+/// shows now (rule `shown_rtt`), or its smoothed one (the paper's `RTT_j`).
+fn rtt_of(rules: Rules, p: &Pipe, now: Instant) -> Duration {
+    if rules.shown_rtt {
+        p.rtt_shown(now)
+    } else {
+        p.rtt_estimate()
+    }
+}
+
 /// How the rank counts pipe `q`'s requests when a pipe showing round trip
 /// `ours` (`p` below) asks.
 fn ahead(ours: Duration, q: &Pipe, now: Instant, config: &R2cpConfig) -> Ahead {
@@ -746,7 +775,10 @@ fn ahead(ours: Duration, q: &Pipe, now: Instant, config: &R2cpConfig) -> Ahead {
     // (`queue_cap`) keeps that queue to about one bandwidth-delay product
     // while others share the buffer, so the ratio does not swing with
     // queues that would drain on their own.
-    let (tp, tq) = (ours.as_nanos().max(1), q.rtt_shown(now).as_nanos().max(1));
+    let (tp, tq) = (
+        ours.as_nanos().max(1),
+        rtt_of(config.rules, q, now).as_nanos().max(1),
+    );
     let generations = tp / tq;
     // Beyond the paper, whose rank counts what `q` has outstanding (each
     // request triggers one more per round trip): a quicker pipe held

@@ -49,6 +49,9 @@ impl R2cpReceiver {
     /// Sets every pipe's cap on what it may have outstanding: none while
     /// fewer than two pipes work or before a pipe's rate is sampled.
     pub(super) fn set_queue_caps(&mut self) {
+        if !self.config.rules.queue_cap {
+            return;
+        }
         let live = self.pipes.iter().filter(|p| p.live()).count();
         let total: u128 = self
             .pipes

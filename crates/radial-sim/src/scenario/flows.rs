@@ -6,7 +6,7 @@ use toml::Spanned;
 
 use radial_core::mptcp;
 use radial_core::ptcp::PtcpConfig;
-use radial_core::r2cp::R2cpConfig;
+use radial_core::r2cp::{R2cpConfig, Rules};
 use radial_core::rcp::RcpVariant;
 use radial_core::tcp::TcpVariant;
 use radial_core::Duration;
@@ -232,7 +232,7 @@ impl Resolver<'_> {
                 Protocol::Rcp(variant) => {
                     FlowProtocol::Rcp(self.rcp_config(variant, &table, &key)?)
                 }
-                Protocol::R2cp(scheduling, coupling) => {
+                Protocol::R2cp(scheduling, coupling, paper) => {
                     let mut pipe = self.rcp_config(RcpVariant::Rcp, &table, &key)?;
                     if table.initial_rto.is_none() {
                         // RFC 6298's initial RTO for pipes: a pipe
@@ -243,7 +243,7 @@ impl Resolver<'_> {
                     FlowProtocol::R2cp(R2cpConfig {
                         pipe,
                         scheduling,
-                        redundant_striping: true,
+                        rules: if paper { Rules::PAPER } else { Rules::ALL },
                         target: None,
                         coupling,
                         eln_paths: 0,

@@ -321,7 +321,7 @@ impl Resolver<'_> {
             );
         }
         let (redundant_striping, target) = match protocol {
-            FlowProtocol::R2cp(c) => (&mut c.redundant_striping, &mut c.target),
+            FlowProtocol::R2cp(c) => (&mut c.rules.redundant_striping, &mut c.target),
             FlowProtocol::Ptcp(c) => {
                 if let Some(name) = &policy.scheduler {
                     let (Some(m), Some(s)) = (

@@ -248,7 +248,7 @@ fn a_policy_sets_the_target_and_striping() {
     let FlowProtocol::R2cp(c) = &spec.flows[0].protocol else {
         panic!("an R²CP flow");
     };
-    assert!(!c.redundant_striping);
+    assert!(!c.rules.redundant_striping);
     let t = c.target.expect("a target");
     assert_eq!(t.rate.bps(), 2_000_000);
     assert_eq!(t.prefer.0, 0);

@@ -144,7 +144,7 @@ mod tests {
     fn opening() -> Pipe {
         let mut config = RcpConfig::ns2(RcpVariant::Rcp);
         config.rtt.initial_rto = Duration::from_secs(1);
-        let mut p = Pipe::new(config, PathId(1));
+        let mut p = Pipe::new(config, PathId(1), crate::r2cp::Rules::ALL);
         p.open(ms(0));
         p
     }

@@ -17,6 +17,7 @@ mod rate;
 
 use std::collections::{BTreeMap, VecDeque};
 
+use super::Rules;
 use crate::cc::coupled::LossIntervals;
 use crate::cc::{Controller, LossCause};
 use crate::endpoint::PathId;
@@ -97,6 +98,9 @@ pub struct Pipe {
     /// The path (local interface, sender) it runs on.
     pub path: PathId,
     config: RcpConfig,
+    /// The engine's rules beyond the paper (those a pipe applies itself:
+    /// `pacing`, `probe_silent`, `resume_window`, `late_samples`).
+    rules: Rules,
     /// Handshake state.
     pub state: PipeState,
     cc: Controller,
@@ -199,10 +203,12 @@ pub struct Pipe {
 
 impl Pipe {
     /// A pipe on `path` speaking to an unchanged RCP sender with `config`
-    /// (its `conn_id` names the pipe's connection at that sender).
-    pub fn new(config: RcpConfig, path: PathId) -> Self {
+    /// (its `conn_id` names the pipe's connection at that sender), under
+    /// the engine's `rules`.
+    pub fn new(config: RcpConfig, path: PathId, rules: Rules) -> Self {
         Pipe {
             path,
+            rules,
             state: PipeState::Opening,
             cc: Controller::new(config.cc),
             rtt: RttEstimator::new(config.rtt),
@@ -270,7 +276,7 @@ impl Pipe {
     /// True from a retransmission timeout until data arrives again: the
     /// pipe's requests probe a path that may be blacked out.
     pub fn probing_blackout(&self) -> bool {
-        self.blackout
+        self.blackout && self.rules.probe_silent
     }
 
     /// How long the handshake took (first SYN to SYN+ACK), once done.
@@ -286,13 +292,19 @@ impl Pipe {
     /// True when the pipe can be counted on: established, its path answering
     /// (not probing a blackout), its interface up, not retiring.
     pub fn live(&self) -> bool {
-        self.state == PipeState::Established && !self.blackout && !self.suspended && !self.draining
+        self.state == PipeState::Established
+            && !self.probing_blackout()
+            && !self.suspended
+            && !self.draining
     }
 
     /// True while the pipe probes a path that fell silent: established,
     /// its interface up as far as the host says, not retiring.
     pub fn probing(&self) -> bool {
-        self.state == PipeState::Established && self.blackout && !self.suspended && !self.draining
+        self.state == PipeState::Established
+            && self.probing_blackout()
+            && !self.suspended
+            && !self.draining
     }
 
     /// The timeout to arm for a request now: the backed-off RTO, but while
@@ -312,7 +324,7 @@ impl Pipe {
     /// finding their link). Should the path answer later, only because it
     /// is queued, the answer ends the blackout all the same (`heard`).
     fn timer(&self) -> Duration {
-        if self.blackout {
+        if self.probing_blackout() {
             let base = self.rtt.base_rto();
             match self.rtt.min_rtt() {
                 Some(m) => base.min(m.clamp(MIN_PROBE_INTERVAL, MAX_PROBE_INTERVAL)),
@@ -478,7 +490,10 @@ impl Pipe {
         let Some(r) = self.outstanding.remove(&local) else {
             // Late: it was deemed lost already. Its pull id names it, so
             // its round trip is a sample all the same (no Karn ambiguity).
-            if let Some(sent) = self.given_up.remove(&local) {
+            let Some(sent) = self.given_up.remove(&local) else {
+                return report;
+            };
+            if self.rules.late_samples {
                 self.rtt.on_sample(sent, now);
                 self.cc.on_rtt_sample(now, now - sent);
                 // And it shows the pace at which the path drains what it
@@ -713,7 +728,11 @@ impl Pipe {
     /// A pipe on path 0, established at 10 ms with a sender that holds
     /// `bytes` of the stream (the pipe modules' tests start from it).
     pub(super) fn established(bytes: u32) -> Pipe {
-        let mut p = Pipe::new(RcpConfig::ns2(crate::rcp::RcpVariant::Rcp), PathId(0));
+        let mut p = Pipe::new(
+            RcpConfig::ns2(crate::rcp::RcpVariant::Rcp),
+            PathId(0),
+            Rules::ALL,
+        );
         p.open(Instant::from_millis(0));
         let synack = RcpHeader::new(
             RcpFlags::SYN | RcpFlags::ACK,

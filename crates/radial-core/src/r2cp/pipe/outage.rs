@@ -35,7 +35,7 @@ impl Pipe {
             *d = (*d).max(now + self.rtt.rto());
         }
         let before = self.outage.take();
-        if self.expiries >= 2 {
+        if self.expiries >= 2 && self.rules.resume_window {
             if let Some(o) = before {
                 self.resume(o);
             }
@@ -143,7 +143,14 @@ impl Pipe {
             PipeState::Opening => self.open_again(now),
             PipeState::Established => {
                 let before = self.outage.take().unwrap_or_else(|| self.outage_starts());
-                self.resume(before);
+                if self.rules.resume_window {
+                    self.resume(before);
+                } else {
+                    // A fresh start: the path behind the link may have
+                    // changed.
+                    let iw = self.config.cc.initial_window * self.config.mss;
+                    self.cc.restart(iw, self.cc.window().ssthresh);
+                }
             }
         }
     }

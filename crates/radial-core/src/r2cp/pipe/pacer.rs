@@ -162,6 +162,9 @@ impl Pipe {
     /// the module text above): none otherwise, or before a round trip is
     /// measured.
     pub(super) fn pace(&self) -> Option<Pace> {
+        if !self.rules.pacing {
+            return None;
+        }
         let resuming = self.resume_paced_until.is_some_and(|l| self.next_local < l);
         let srtt = if resuming {
             self.rtt.srtt()?
