@@ -8,6 +8,7 @@ use std::sync::Mutex;
 
 use crate::metrics::{PipePoint, SeriesPoint, Summary};
 use crate::scenario::Point;
+use crate::spec::RunSpec;
 use crate::{RunOutput, Scenario, ScenarioError, Simulator};
 
 /// One finished run of a sweep.
@@ -44,9 +45,26 @@ pub fn run_tasks(
     jobs: usize,
     done: &(dyn Fn() + Sync),
 ) -> Result<Vec<RunResult>, ScenarioError> {
+    run_tasks_adjusted(sc, tasks, jobs, done, &|_| {})
+}
+
+/// As [`run_tasks`], each run's spec changed by `adjust` before it runs
+/// (e.g. an R²CP engine with a rule switched off, for an ablation).
+pub fn run_tasks_adjusted(
+    sc: &Scenario,
+    tasks: Vec<(Point, u64)>,
+    jobs: usize,
+    done: &(dyn Fn() + Sync),
+    adjust: &(dyn Fn(&mut RunSpec) + Sync),
+) -> Result<Vec<RunResult>, ScenarioError> {
     let specs = tasks
         .iter()
-        .map(|(p, seed)| sc.build(p, *seed))
+        .map(|(p, seed)| {
+            sc.build(p, *seed).map(|mut spec| {
+                adjust(&mut spec);
+                spec
+            })
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<RunOutput>>> = specs.iter().map(|_| Mutex::new(None)).collect();

@@ -77,9 +77,12 @@ enum Command {
     /// acceptance checks it is held to, in OUT/<group>.md (e.g.
     /// radial-out/results/rcp.md); `stress` runs R²CP's stress classes into
     /// OUT/stress.md, `league` every multipath protocol on the same grids
-    /// into OUT/league.md. `--out docs/results` updates the published pages.
+    /// into OUT/league.md, `ablation` R²CP with each of its rules beyond the
+    /// paper switched off into OUT/ablation.md. `--out docs/results` updates
+    /// the published pages.
     Repro {
-        /// Figure name (rcp-fig5a, rcp-fig4c), `all`, `stress` or `league`.
+        /// Figure name (rcp-fig5a, rcp-fig4c), `all`, `stress`, `league` or
+        /// `ablation`.
         figure: String,
         /// Output directory (`docs/results` to update the published pages).
         #[arg(long, default_value = "radial-out/results")]

@@ -16,13 +16,13 @@ use crate::stress::{write_checks, Check};
 use crate::sweep::{run_sweep, RunResult};
 
 /// One scenario of the league.
-struct Case {
+pub(crate) struct Case {
     /// Column label prefix.
-    label: &'static str,
+    pub(crate) label: &'static str,
     /// What it is, for the legend.
-    about: &'static str,
-    path: &'static str,
-    scenario: &'static str,
+    pub(crate) about: &'static str,
+    pub(crate) path: &'static str,
+    pub(crate) scenario: &'static str,
 }
 
 macro_rules! case {
@@ -38,7 +38,7 @@ macro_rules! case {
 
 /// The aggregation cases: each sweeps `protocol` (with `ideal`), `window`
 /// and, for the grids, one more parameter.
-const AGGREGATION: [Case; 4] = [
+pub(crate) const AGGREGATION: [Case; 4] = [
     case!(
         "two-paths",
         "two 20 Mbit/s",
@@ -82,7 +82,7 @@ const PROTOCOLS: [&str; 8] = [
 /// Ours: the receiver-centric protocols.
 const OURS: [&str; 2] = ["r2cp", "r2cp-coupled"];
 
-fn param(r: &RunResult, name: &str) -> String {
+pub(crate) fn param(r: &RunResult, name: &str) -> String {
     r.point.text(name).unwrap_or_default()
 }
 
@@ -102,9 +102,9 @@ fn mean(v: &[f64]) -> f64 {
 /// One column: its label, each protocol's mean value, and what the
 /// multipath connection paid for it per run (timeouts, retransmitted
 /// segments, megabytes that arrived twice).
-struct Column {
-    label: String,
-    values: BTreeMap<String, f64>,
+pub(crate) struct Column {
+    pub(crate) label: String,
+    pub(crate) values: BTreeMap<String, f64>,
     costs: BTreeMap<String, [f64; 3]>,
 }
 
@@ -124,7 +124,7 @@ fn costs(runs: &[&RunResult]) -> [f64; 3] {
 /// Goodput / Ideal per protocol for each buffer of an aggregation case:
 /// every run against the `ideal` run at the same point and seed, averaged
 /// over the grid and the seeds.
-fn aggregation_columns(case: &Case, results: &[RunResult]) -> Vec<Column> {
+pub(crate) fn aggregation_columns(case: &Case, results: &[RunResult]) -> Vec<Column> {
     // The point without the protocol: every other swept parameter and the
     // seed.
     let point = |r: &RunResult| {

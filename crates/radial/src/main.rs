@@ -1,6 +1,7 @@
 //! `radial`: run, sweep, reproduce and benchmark transport experiments, and
 //! move real files over UDP (`serve`, `get`).
 
+mod ablation;
 mod bench;
 mod bench_scaling;
 mod cli;

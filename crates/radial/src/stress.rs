@@ -14,10 +14,10 @@ use crate::error::CliError;
 use crate::sweep::{run_sweep, RunResult};
 
 /// One stress class: its scenario, embedded, and its path in the repository.
-struct Class {
-    name: &'static str,
-    path: &'static str,
-    scenario: &'static str,
+pub(crate) struct Class {
+    pub(crate) name: &'static str,
+    pub(crate) path: &'static str,
+    pub(crate) scenario: &'static str,
 }
 
 /// A class of `scenarios/stress/`, by file name.
@@ -31,7 +31,7 @@ macro_rules! class {
     };
 }
 
-const CLASSES: [Class; 7] = [
+pub(crate) const CLASSES: [Class; 7] = [
     class!("handoff-storm"),
     class!("dying-path"),
     class!("slow-path"),
@@ -341,30 +341,7 @@ pub fn run(out: &Path, jobs: usize) -> Result<bool, CliError> {
         let sc = Scenario::parse(class.path, class.scenario)?;
         let results = run_sweep(&sc, jobs, class.name)?;
         let _ = writeln!(md, "## {}\n", class.name);
-        let checks = match class.name {
-            "handoff-storm" => {
-                variant_table(&mut md, &results, "period");
-                storm_checks(&results)
-            }
-            "dying-path" => {
-                variant_table(&mut md, &results, "fate");
-                against_alone(&results, "fate", "wwan-alone", WWAN_STALL_BOUND_S)
-            }
-            "slow-path" => {
-                variant_table(&mut md, &results, "slow_at");
-                against_alone(&results, "slow_at", "wwan-alone", WWAN_STALL_BOUND_S)
-            }
-            "migration-blackout" => {
-                variant_table(&mut md, &results, "back_at");
-                against_alone(&results, "back_at", "wwan-alone", WWAN_STALL_BOUND_S)
-            }
-            // Best path: the WLAN, 10 Mbit/s × 60 ms = 75 segments. Ideal
-            // buffer: 2 × Σ bandwidth × the satellite's 600 ms.
-            "three-pipes" => aggregation(&mut md, &results, 75.0, 2550),
-            "five-pipes" => aggregation(&mut md, &results, 75.0, 3450),
-            "small-file" => small_file_checks(&mut md, &results),
-            _ => Vec::new(),
-        };
+        let checks = class_checks(class.name, &mut md, &results);
         write_checks(&mut md, &checks);
         let _ = writeln!(
             md,
@@ -378,4 +355,33 @@ pub fn run(out: &Path, jobs: usize) -> Result<bool, CliError> {
     std::fs::write(&page, &md).map_err(|e| crate::error::io_err(&page, e))?;
     print!("{md}");
     Ok(all)
+}
+
+/// The checks of stress class `name` on its `results`, with its table
+/// written to `md`.
+pub(crate) fn class_checks(name: &str, md: &mut String, results: &[RunResult]) -> Vec<Check> {
+    match name {
+        "handoff-storm" => {
+            variant_table(md, results, "period");
+            storm_checks(results)
+        }
+        "dying-path" => {
+            variant_table(md, results, "fate");
+            against_alone(results, "fate", "wwan-alone", WWAN_STALL_BOUND_S)
+        }
+        "slow-path" => {
+            variant_table(md, results, "slow_at");
+            against_alone(results, "slow_at", "wwan-alone", WWAN_STALL_BOUND_S)
+        }
+        "migration-blackout" => {
+            variant_table(md, results, "back_at");
+            against_alone(results, "back_at", "wwan-alone", WWAN_STALL_BOUND_S)
+        }
+        // Best path: the WLAN, 10 Mbit/s × 60 ms = 75 segments. Ideal
+        // buffer: 2 × Σ bandwidth × the satellite's 600 ms.
+        "three-pipes" => aggregation(md, results, 75.0, 2550),
+        "five-pipes" => aggregation(md, results, 75.0, 3450),
+        "small-file" => small_file_checks(md, results),
+        _ => Vec::new(),
+    }
 }

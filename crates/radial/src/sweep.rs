@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use radial_sim::scenario::Point;
 use radial_sim::Scenario;
 
-pub use radial_sim::batch::{render, results_csv, rows, run_tasks, tasks, Row, RunResult};
+pub use radial_sim::batch::{render, results_csv, rows, run_tasks_adjusted, tasks, Row, RunResult};
 
 use crate::error::{io_err, CliError};
 use crate::options::jobs;
@@ -34,6 +34,18 @@ pub fn run_share(
         .filter(|(i, _)| shard.is_none_or(|s| s.owns(*i)))
         .map(|(_, t)| t)
         .collect();
+    run_chosen(sc, tasks, jobs, label, &|_| {})
+}
+
+/// Runs the chosen `tasks` of `sc`, each spec changed by `adjust`, with a
+/// progress bar labelled `label`.
+pub fn run_chosen(
+    sc: &Scenario,
+    tasks: Vec<(Point, u64)>,
+    jobs: usize,
+    label: &str,
+    adjust: &(dyn Fn(&mut radial_sim::spec::RunSpec) + Sync),
+) -> Result<Vec<RunResult>, CliError> {
     let bar = ProgressBar::new(tasks.len() as u64);
     bar.set_style(
         ProgressStyle::with_template(
@@ -43,7 +55,7 @@ pub fn run_share(
         .progress_chars("=> "),
     );
     bar.set_prefix(label.to_string());
-    let results = run_tasks(sc, tasks, jobs, &|| bar.inc(1))?;
+    let results = run_tasks_adjusted(sc, tasks, jobs, &|| bar.inc(1), adjust)?;
     bar.finish_and_clear();
     Ok(results)
 }

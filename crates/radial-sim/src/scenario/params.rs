@@ -320,6 +320,27 @@ impl Resolver<'_> {
                 "`scheduler` applies to MPTCP flows only".into(),
             );
         }
+        if let Some(without) = &policy.without {
+            let FlowProtocol::R2cp(c) = &mut *protocol else {
+                return self.err(
+                    Some(without.span()),
+                    format!("{key}.without"),
+                    "`without` applies to R²CP flows only (`r2cp`, `r2cp-s`, `r2cp-coupled`)"
+                        .into(),
+                );
+            };
+            for name in without.get_ref() {
+                let Some(rule) = Rules::LIST.iter().find(|r| r.name == name) else {
+                    let known: Vec<&str> = Rules::LIST.iter().map(|r| r.name).collect();
+                    return self.err(
+                        Some(without.span()),
+                        format!("{key}.without"),
+                        format!("unknown rule `{name}` (known: {})", known.join(", ")),
+                    );
+                };
+                *(rule.switch)(&mut c.rules) = false;
+            }
+        }
         let (redundant_striping, target) = match protocol {
             FlowProtocol::R2cp(c) => (&mut c.rules.redundant_striping, &mut c.target),
             FlowProtocol::Ptcp(c) => {

@@ -244,6 +244,8 @@ pub struct PolicyTable {
     pub scheduler: Option<Spanned<String>>,
     #[serde(default)]
     pub rpc: Option<Spanned<String>>,
+    #[serde(default)]
+    pub without: Option<Spanned<Vec<String>>>,
 }
 
 /// One pipe of an R²CP flow.

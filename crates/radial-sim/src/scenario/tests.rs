@@ -256,6 +256,30 @@ fn a_policy_sets_the_target_and_striping() {
 }
 
 #[test]
+fn a_policy_switches_rules_off_by_name() {
+    let text = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
+        + "policy = { without = [\"pacing\", \"penalise\"] }\n";
+    let sc = Scenario::parse("t.toml", &text).unwrap();
+    let spec = sc.build(&sc.points()[0], 1).unwrap();
+    let FlowProtocol::R2cp(c) = &spec.flows[0].protocol else {
+        panic!("an R²CP flow");
+    };
+    assert!(!c.rules.pacing && !c.rules.penalise);
+    assert_eq!(c.rules.on().len(), radial_core::r2cp::Rules::LIST.len() - 2);
+    let bad = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
+        + "policy = { without = [\"pacing\", \"magic\"] }\n";
+    let e = expect_error(&bad, "flow[0].policy.without", "policy = {");
+    assert!(e.message.contains("unknown rule `magic`"), "{e}");
+    assert!(
+        e.message.contains("look_ahead"),
+        "lists the known rules: {e}"
+    );
+    let ptcp = edit("protocol = \"tcp-sack\"", "protocol = \"ptcp\"")
+        + "policy = { without = [\"pacing\"] }\n";
+    expect_error(&ptcp, "flow[0].policy.without", "policy = {");
+}
+
+#[test]
 fn handoffs_only_on_single_path_flows() {
     let text = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
         + "handoffs = [{ at = \"5s\", to = \"A\" }]\n";

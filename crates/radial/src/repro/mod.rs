@@ -571,11 +571,11 @@ fn publish(target: &Target, out: &Path, body: &str) -> Result<(), CliError> {
 }
 
 pub fn repro(which: &str, out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
-    if which == "stress" || which == "league" {
-        let holds = if which == "stress" {
-            crate::stress::run(out, jobs(jobs_flag))?
-        } else {
-            crate::league::run(out, jobs(jobs_flag))?
+    if which == "stress" || which == "league" || which == "ablation" {
+        let holds = match which {
+            "stress" => crate::stress::run(out, jobs(jobs_flag))?,
+            "league" => crate::league::run(out, jobs(jobs_flag))?,
+            _ => crate::ablation::run(out, jobs(jobs_flag))?,
         };
         if !holds {
             println!("note: some acceptance checks do not hold; see {which}.md.");
