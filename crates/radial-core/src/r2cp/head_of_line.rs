@@ -61,7 +61,7 @@ impl R2cpReceiver {
         // Late at the holder's patience, or sooner once the request missed
         // its turn in the holder's stream of answers (`Pipe::turn_missed_at`:
         // a link that went away under a queue of requests).
-        let patience = b.sent_at + self.pipes[j].patience();
+        let patience = b.sent_at + self.pipes[j].patience(super::HOL_PATIENCE);
         // Or once its holder, having answered nothing since its oldest
         // request left, let that request have its round trip and the
         // path's silence slack (`Pipe::unanswered_at`: a pipe just opened,

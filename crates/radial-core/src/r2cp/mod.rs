@@ -23,7 +23,7 @@ mod silence;
 
 use crate::cc::coupled::{increase_scale, Coupling, SubflowView};
 pub use crate::policy::{TargetRate, Tokens};
-pub use pipe::{Pipe, PipeReport, PipeState};
+pub use pipe::{Cap, PathState, Pipe, PipeReport};
 pub use rules::{Rule, Rules};
 pub use scheduler::{Ahead, Binding, Limits, Pick, Scheduler, Scheduling};
 
@@ -313,7 +313,7 @@ impl R2cpReceiver {
             return true;
         }
         let p = &self.pipes[i];
-        let pick = if p.probing_blackout() && others_live {
+        let pick = if p.probing() && others_live {
             if self.config.rules.redundant_striping {
                 self.sched.send_redundant(limits)
             } else {
@@ -533,7 +533,7 @@ impl R2cpReceiver {
         self.handoffs.retain(|(from, _)| !ready.contains(from));
         for from in ready {
             if let Some(i) = self.index(from) {
-                self.pipes[i].draining = true;
+                self.pipes[i].retire();
             }
         }
     }
@@ -568,7 +568,7 @@ impl Endpoint for R2cpReceiver {
         if syn && ack {
             let r = self.pipes[i].on_synack(now, &h);
             self.report(now, i, r);
-        } else if !syn && self.pipes[i].state == PipeState::Established && !ack {
+        } else if !syn && self.pipes[i].state().established() && !ack {
             self.pipes[i].heard(now);
             self.on_data(now, i, &h, payload);
         }
@@ -600,7 +600,7 @@ impl Endpoint for R2cpReceiver {
             }
             HostEvent::PathClose { path } => {
                 if let Some(i) = self.index(path) {
-                    self.pipes[i].draining = true;
+                    self.pipes[i].retire();
                     self.retire_drained();
                 }
             }
@@ -810,7 +810,7 @@ fn ahead(ours: Duration, q: &Pipe, now: Instant, config: &R2cpConfig) -> Ahead {
         generations,
         // What a pipe asked for longer ago than its patience allows
         // (see `reinject`) is not waited for.
-        given_up_before: now.checked_sub(q.patience()),
+        given_up_before: now.checked_sub(q.patience(HOL_PATIENCE)),
         could,
     }
 }

@@ -33,7 +33,7 @@
 //! trips (BBR's estimate, samples taken while the buffer held the pipe back
 //! counting only where they raise it) times the shortest round trip seen.
 
-use super::R2cpReceiver;
+use super::{Cap, R2cpReceiver};
 
 /// Bandwidth-delay products a pipe may always have outstanding.
 const BDP_GAIN: u64 = 2;
@@ -62,13 +62,14 @@ impl R2cpReceiver {
         let share_of = u128::from(self.config.rwnd_bytes() / BUFFER_SHARE);
         let floor = MIN_CAP * self.config.pipe.mss;
         for p in &mut self.pipes {
-            p.queue_cap = match p.bdp() {
+            let cap = match p.bdp() {
                 Some(bdp) if live > 1 && total > 0 => {
                     let share = share_of * u128::from(p.delivery_rate()) / total;
                     Some((bdp * BDP_GAIN).max(share as u64).max(floor))
                 }
                 _ => None,
             };
+            p.set_cap(Cap(cap));
         }
     }
 }

@@ -1,16 +1,14 @@
-//! Pacing of a pipe's requests (beyond the R²CP paper): a token bucket
-//! that lets the pipe ask at a multiple of its window per round trip, with
-//! bursts of a few segments, and at once for what its answers clock.
+//! Pacing of a pipe's requests (rule `pacing`): a token bucket that lets
+//! the pipe ask at a multiple of its window per round trip, with bursts of a
+//! few segments, and at once for what its answers clock.
 //!
 //! A pipe's requests are clocked by its arrivals, one or two per answer,
-//! except when the receive buffer opens all at once: the head of line
-//! arrives after holding the buffer shut, and a pipe whose window has room
-//! sends every request the opening allows in one turn. Runs of a hundred
-//! requests and more then leave back to back; a 50-packet queue on the way
-//! up drops most of them, each loss cuts the pipe's window, and the data
-//! answering the rest arrives as one burst too. RCP on one path asks for
-//! the same opening with one cumulative request, and its sender sends the
-//! burst. Paced, the opening is asked for over part of a round trip.
+//! except when the receive buffer opens all at once: a pipe whose window
+//! has room then sends every request the opening allows in one turn, and a
+//! drop-tail queue on the way up drops most of a long run of them. RCP on
+//! one path asks for the same opening with one cumulative request, and its
+//! sender sends the burst. Paced, the opening is asked for over part of a
+//! round trip.
 //!
 //! The rate is Linux's (`tcp_update_pacing_rate`): the window over the
 //! smoothed round trip, times 2 in slow start (`tcp_pacing_ss_ratio`) and
@@ -18,31 +16,16 @@
 //! or more if the pace fills them faster than [`BURST_TIME`]: a driver that
 //! wakes once a millisecond still keeps a fast path busy.
 //!
-//! Unlike Linux's pacing, while a pipe's congestion window is below its
-//! path's bandwidth-delay product each answer also puts a segment's worth
-//! into the bucket, up to its depth ([`Pacer::credit`]): the request that
-//! takes the answered one's place leaves with the answer, as RCP's does on
-//! one path. Such a window keeps no standing queue at the bottleneck to
-//! overflow, and answers come at the path's rate, so the requests they
-//! clock leave at that rate too. Paced at the rate alone, the window was
-//! spread over the whole round trip where RCP's leaves in one run, and on a
-//! bursty channel (a Gilbert-Elliott bad state shorter than the round trip)
-//! the spread window met every bad spell, the run only some. Above the
-//! product the excess queues at the bottleneck and every request is paced:
-//! there the credit gave back what pacing gains on shallow queues. Over 200
-//! seeds of four cases of three bursty paths with a satellite one, with a
-//! buffer of twice their summed bandwidth times the longest round trip, in
-//! % of what the paths carry alone (no credit / a credit whatever the
-//! window / a credit below the product):
-//!
-//! - 10 Mbit/s satellite, two 1 Mbit/s cellular: 93.8 / 95.8 / 95.1;
-//! - 2 Mbit/s cellular, 10 and 1 Mbit/s satellite: 95.1 / 94.3 / 95.5;
-//! - 5 Mbit/s satellite with a 100-packet queue, two 1 Mbit/s satellite:
-//!   99.3 / 94.6 / 99.8;
-//! - 2 Mbit/s cellular, 10 Mbit/s satellite, 1 Mbit/s WLAN: 100.6 / 100.3 /
-//!   101.6.
+//! A pipe is paced while it shares the buffer (the engine caps it), while
+//! the window it resumed after an outage leaves, and while the room it had
+//! when the engine let it ask again leaves ([`Pacing::opening`]). Unlike
+//! Linux's pacing, while a pipe's congestion window is below its path's
+//! bandwidth-delay product each answer also puts a segment's worth into the
+//! bucket ([`Pacing::credit`]): the request that takes the answered one's
+//! place leaves with the answer, as RCP's does on one path. Such a window
+//! keeps no standing queue at the bottleneck, and answers come at the
+//! path's rate, so the requests they clock leave at that rate too.
 
-use super::Pipe;
 use crate::time::{Duration, Instant};
 
 /// Segments a pipe may always send back to back (the initial window).
@@ -150,83 +133,133 @@ impl Pacer {
 }
 
 /// The most requests a pipe the engine lets ask again sends at once; more
-/// leave paced ([`Pipe::pace_opening`]).
+/// leave paced ([`Pacing::opening`]).
 pub const MAX_BURST: u64 = 4;
 
-/// When a pipe's requests are paced, and what its answers and the engine
-/// do to the pace.
-impl Pipe {
-    /// The pace of the pipe's requests while it shares the receive buffer,
-    /// or while the window it resumed after an outage leaves, or the room
-    /// it had when the engine let it ask again ([`Pipe::pace_opening`]; see
-    /// the module text above): none otherwise, or before a round trip is
-    /// measured.
-    pub(super) fn pace(&self) -> Option<Pace> {
-        if !self.rules.pacing {
+/// What the pace of a pipe depends on.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Shape {
+    /// The window it may fill (its congestion window under its cap).
+    pub window: u64,
+    /// Its congestion window.
+    pub cwnd: u64,
+    /// Its smoothed round trip, once sampled.
+    pub srtt: Option<Duration>,
+    /// Whether it is in slow start.
+    pub slow_start: bool,
+    /// Whether the engine caps what it may have outstanding (it shares the
+    /// buffer).
+    pub capped: bool,
+    /// The local number its next request gets.
+    pub next_local: u64,
+    /// Its segment size.
+    pub mss: u64,
+}
+
+/// A pipe's pacing: the bucket, when the pace next lets it ask, and until
+/// which request a resumed window or an opening is paced.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pacing {
+    /// Whether pacing is on at all (rule `pacing`).
+    on: bool,
+    bucket: Pacer,
+    /// The pace lets the pipe ask again then.
+    deadline: Option<Instant>,
+    /// Requests are paced until this local number has left.
+    until: Option<u64>,
+}
+
+impl Pacing {
+    /// Pacing, on or off.
+    pub(super) fn new(on: bool) -> Self {
+        Pacing {
+            on,
+            bucket: Pacer::new(),
+            deadline: None,
+            until: None,
+        }
+    }
+
+    /// The pace of a pipe of `shape`: none unless pacing is on and the pipe
+    /// shares the buffer or resumes a window (see the module text), or
+    /// before a round trip is measured.
+    pub(super) fn pace(&self, shape: Shape) -> Option<Pace> {
+        if !self.on {
             return None;
         }
-        let resuming = self.resume_paced_until.is_some_and(|l| self.next_local < l);
-        let srtt = if resuming {
-            self.rtt.srtt()?
+        let resuming = self.until.is_some_and(|l| shape.next_local < l);
+        let srtt = if resuming || shape.capped {
+            shape.srtt?
         } else {
-            self.queue_cap.and(self.rtt.srtt())?
+            return None;
         };
-        let w = self.cc.window();
         Some(Pace::of_window(
-            self.window(),
+            shape.window,
             srtt,
-            w.cwnd < w.ssthresh,
-            self.config.mss,
+            shape.slow_start,
+            shape.mss,
         ))
     }
 
-    /// Whether the pipe's requests are paced now (see the module text above).
-    pub fn is_paced(&self) -> bool {
-        self.pace().is_some()
+    /// Whether the pace lets a segment go at `now`.
+    pub(super) fn ready(&self, now: Instant, shape: Shape) -> bool {
+        self.pace(shape)
+            .is_none_or(|pace| self.bucket.ready(now, pace, shape.mss))
     }
 
-    pub(super) fn paced(&self, now: Instant) -> bool {
-        self.pace()
-            .is_none_or(|pace| self.pacer.ready(now, pace, self.config.mss))
-    }
-
-    /// An answer of `len` bytes arrived: while the window is below its
-    /// path's bandwidth-delay product, the request it clocks, the one that
-    /// takes its place in the window, is not held by the pace (see the
-    /// module text above).
-    pub(super) fn clock_pace(&mut self, now: Instant, len: u64) {
-        let Some(pace) = self.pace() else { return };
-        if self.bdp().is_some_and(|bdp| self.cwnd() < bdp) {
-            self.pacer.credit(now, pace, len);
+    /// A request of `bytes` left at `now`.
+    pub(super) fn spend(&mut self, now: Instant, shape: Shape, bytes: u64) {
+        match self.pace(shape) {
+            Some(pace) => self.bucket.spend(now, pace, bytes),
+            None => self.bucket.reset(),
         }
     }
 
-    /// The pipe has room in its window but its pace holds it back: it asks
-    /// again when the pace lets it ([`Pipe::poll_timeout`]).
-    pub fn note_paced(&mut self, now: Instant) {
-        if let Some(pace) = self.pace() {
-            if self.window_has_room() && !self.pacer.ready(now, pace, self.config.mss) {
-                self.pace_deadline = Some(self.pacer.ready_at(now, pace, self.config.mss));
+    /// An answer of `len` bytes arrived at `now`: while the window is below
+    /// the path's bandwidth-delay product `bdp`, the request it clocks is
+    /// not held by the pace.
+    pub(super) fn credit(&mut self, now: Instant, shape: Shape, len: u64, bdp: Option<u64>) {
+        let Some(pace) = self.pace(shape) else { return };
+        if bdp.is_some_and(|bdp| shape.cwnd < bdp) {
+            self.bucket.credit(now, pace, len);
+        }
+    }
+
+    /// The pipe has room in its window but its pace holds it back: it may
+    /// ask again when the pace lets it.
+    pub(super) fn held(&mut self, now: Instant, shape: Shape, room: bool) {
+        if let Some(pace) = self.pace(shape) {
+            if room && !self.bucket.ready(now, pace, shape.mss) {
+                self.deadline = Some(self.bucket.ready_at(now, pace, shape.mss));
             }
         }
     }
 
-    /// The engine lets a pipe it froze ask again (the receive buffer, or the
-    /// rank, held it back). Should its window have room for more than
-    /// `MAX_BURST` requests, they leave at its window's pace over its
-    /// round trip, as after an outage, not at once: a drop-tail queue on the
-    /// way back cuts a window's worth of data short. A pipe that works
-    /// beside others is paced anyway (its queue cap); one working
-    /// alone was not, and a buffer that opened all at once, as when the
-    /// head of line a pipe on a vanished link held came at last, let it
-    /// send the room it had in one burst. In handoff storms told nothing, a
-    /// 20 Mbit/s WLAN pipe halved its window at such bursts turn after turn.
-    /// (ns-2's TCP `maxburst_` and SCTP's Max.Burst, RFC 4960 §6.1, bound
-    /// such a burst to four packets; here the rest is paced instead.)
-    pub fn pace_opening(&mut self) {
-        let room = self.window().saturating_sub(self.in_flight) / self.config.mss;
+    /// When the pace lets the pipe ask again, if it held it back.
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// The pace's timer expired, or the pipe stops (its link went).
+    pub(super) fn clear_deadline(&mut self) {
+        self.deadline = None;
+    }
+
+    /// Paces the next `requests` requests from local number `next_local` on
+    /// (a window resumed after an outage).
+    pub(super) fn pace_next(&mut self, next_local: u64, requests: u64) {
+        self.until = Some(next_local + requests);
+    }
+
+    /// The engine lets a pipe it froze ask again with room for `room`
+    /// requests: more than [`MAX_BURST`] leave at its window's pace over its
+    /// round trip, not at once, as a drop-tail queue on the way back cuts a
+    /// window's worth of data short. (ns-2's TCP `maxburst_` and SCTP's
+    /// Max.Burst, RFC 4960 §6.1, bound such a burst to four packets; here
+    /// the rest is paced instead.)
+    pub(super) fn opening(&mut self, next_local: u64, room: u64) {
         if room > MAX_BURST {
-            self.resume_paced_until = Some(self.next_local + room);
+            self.until = Some(next_local + room);
         }
     }
 }

@@ -1,0 +1,154 @@
+//! A pipe's outstanding requests, by local number (R²CP §4.2: each pipe
+//! keeps a local sequence space). Local numbers go out in time order, so
+//! the oldest request is the first; each request carries one segment in
+//! pull mode, and its pull id is its local number plus one.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use super::rate::Snapshot;
+use crate::rcp::{count_later_arrival, Hole};
+use crate::time::Instant;
+use crate::wire::rcp::{PullBlock, RECENT_PULLS};
+
+/// An outstanding request of the pipe.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct LocalRequest {
+    /// The global segment `[start, end)` it asks for.
+    pub(super) start: u64,
+    pub(super) end: u64,
+    /// When it left.
+    pub(super) sent_at: Instant,
+    /// Arrivals of later requests of this pipe since.
+    later: u32,
+    /// The pipe's delivery state when it left.
+    pub(super) snap: Snapshot,
+}
+
+impl LocalRequest {
+    /// Its length in bytes.
+    pub(super) fn len(&self) -> u64 {
+        self.end - self.start
+    }
+}
+
+impl Hole for LocalRequest {
+    fn later_arrivals(&mut self) -> Option<&mut u32> {
+        Some(&mut self.later)
+    }
+}
+
+/// The outstanding requests and the pulls recently sent.
+#[derive(Debug, Default)]
+pub(super) struct Requests {
+    outstanding: BTreeMap<u64, LocalRequest>,
+    in_flight: u64,
+    next_local: u64,
+    /// The latest pulls, newest first: each request repeats them (§3.3.1),
+    /// so a lost request is recovered by the next.
+    recent_pulls: VecDeque<PullBlock>,
+}
+
+impl Requests {
+    /// Bytes requested and neither arrived nor deemed lost.
+    pub(super) fn in_flight(&self) -> u64 {
+        self.in_flight
+    }
+
+    /// The local number the next request gets.
+    pub(super) fn next_local(&self) -> u64 {
+        self.next_local
+    }
+
+    /// True with nothing outstanding.
+    pub(super) fn is_empty(&self) -> bool {
+        self.outstanding.is_empty()
+    }
+
+    /// Requests outstanding.
+    pub(super) fn len(&self) -> usize {
+        self.outstanding.len()
+    }
+
+    /// The oldest outstanding request.
+    pub(super) fn oldest(&self) -> Option<&LocalRequest> {
+        self.outstanding.values().next()
+    }
+
+    /// When the oldest outstanding request left.
+    pub(super) fn oldest_sent(&self) -> Option<Instant> {
+        self.oldest().map(|r| r.sent_at)
+    }
+
+    /// Outstanding requests sent before `asked` (strictly).
+    pub(super) fn sent_before(&self, asked: Instant) -> u64 {
+        self.outstanding
+            .values()
+            .take_while(|r| r.sent_at < asked)
+            .count() as u64
+    }
+
+    /// Outstanding requests sent no later than `asked`.
+    pub(super) fn sent_by(&self, asked: Instant) -> u64 {
+        self.outstanding
+            .values()
+            .take_while(|r| r.sent_at <= asked)
+            .count() as u64
+    }
+
+    /// True when a request numbered below `local` is outstanding.
+    pub(super) fn any_before(&self, local: u64) -> bool {
+        self.outstanding.range(..local).next().is_some()
+    }
+
+    /// The requests by local number (for the recovery episode).
+    pub(super) fn by_local(&self) -> &BTreeMap<u64, LocalRequest> {
+        &self.outstanding
+    }
+
+    /// A request for `[start, end)` leaves at `now`: its local number, and
+    /// the pull block it carries.
+    pub(super) fn add(&mut self, now: Instant, start: u64, end: u64, snap: Snapshot) -> u64 {
+        let local = self.next_local;
+        self.next_local += 1;
+        self.outstanding.insert(
+            local,
+            LocalRequest {
+                start,
+                end,
+                sent_at: now,
+                later: 0,
+                snap,
+            },
+        );
+        self.in_flight += end - start;
+        local
+    }
+
+    /// Remembers `block` as the newest pull sent; the recent pulls a
+    /// request repeats, newest first, before it.
+    pub(super) fn pulled(&mut self, block: PullBlock) -> Vec<PullBlock> {
+        let before: Vec<PullBlock> = self.recent_pulls.iter().copied().collect();
+        self.recent_pulls.push_front(block);
+        self.recent_pulls.truncate(RECENT_PULLS);
+        before
+    }
+
+    /// Request `local` is answered or lost: it leaves the table.
+    pub(super) fn remove(&mut self, local: u64) -> Option<LocalRequest> {
+        let r = self.outstanding.remove(&local)?;
+        self.in_flight -= r.len();
+        Some(r)
+    }
+
+    /// Every request leaves the table (a timeout, a link lost).
+    pub(super) fn take_all(&mut self) -> Vec<(u64, LocalRequest)> {
+        self.in_flight = 0;
+        std::mem::take(&mut self.outstanding).into_iter().collect()
+    }
+
+    /// Request `local` was answered: each earlier one counts a later
+    /// arrival; those at `dupthresh` are lost (RCP §3.3.5 per pipe).
+    pub(super) fn later_arrival(&mut self, local: u64, dupthresh: u32) -> Vec<u64> {
+        count_later_arrival(&mut self.outstanding, local, dupthresh)
+    }
+}
