@@ -1,0 +1,334 @@
+//! The engine asking its pipes for requests (§4.3.1 `send()`): each pipe
+//! with room asks in turn, and the planner (`plan/`) says what it does —
+//! take the rank's segment, probe its silent path, ask for the head of line
+//! another pipe holds up, or freeze (`active`) for want of receive buffer.
+//! This file reads the pipes into views and applies the planner's answers.
+
+use super::plan::caps::{caps, CapInput};
+use super::plan::head::{self, HeadStep};
+use super::plan::view::{Holder, PipeView};
+use super::plan::{self, Source};
+use super::{Ahead, Cap, Limits, Pick, Pipe, R2cpReceiver, Rules, HOL_PATIENCE};
+use crate::endpoint::PathId;
+use crate::time::{Duration, Instant};
+
+/// What every pipe asking in one `pump` is asked against.
+pub(super) struct Ask<'a> {
+    pub(super) now: Instant,
+    /// The in-order point (SEG.DEQ).
+    pub(super) deq: u64,
+    pub(super) buffer_end: u64,
+    /// One past the last byte any sender has said it holds.
+    pub(super) known: u64,
+    /// Round trips of the pipes that will request again.
+    pub(super) rtts: &'a [(PathId, Duration)],
+}
+
+/// The round trip pipe `p` counts with in the engine's decisions: what it
+/// shows now (rule `shown_rtt`), or its smoothed one (the paper's `RTT_j`).
+pub(super) fn rtt_of(rules: Rules, p: &Pipe, now: Instant) -> Duration {
+    if rules.shown_rtt {
+        p.rtt_shown(now)
+    } else {
+        p.rtt_estimate()
+    }
+}
+
+impl R2cpReceiver {
+    /// Pipe `i` as the planner sees it at `now`.
+    fn view(&self, i: usize, now: Instant) -> PipeView {
+        let p = &self.pipes[i];
+        PipeView {
+            index: i,
+            path: p.path,
+            live: p.live(),
+            probing: p.probing(),
+            frozen: p.frozen,
+            rtt: rtt_of(self.config.rules, p, now),
+            patience: p.patience(HOL_PATIENCE),
+            window: p.window(),
+            in_flight: p.in_flight(),
+            paced: p.is_paced(),
+            slot_at_next_answer: p.slot_at_next_answer(now),
+        }
+    }
+
+    /// Every pipe as the planner sees it at `now`.
+    fn views(&self, now: Instant) -> Vec<PipeView> {
+        (0..self.pipes.len()).map(|i| self.view(i, now)).collect()
+    }
+
+    /// Lets every pipe with room in its window request (§4.3.1 `send()`),
+    /// freezing those the buffer cannot serve (`active`).
+    pub(super) fn pump(&mut self, now: Instant) {
+        if self.delivered_all {
+            return;
+        }
+        // A retiring pipe makes no further request: its outstanding ones
+        // do not rank.
+        let rules = self.config.rules;
+        let rtts: Vec<(PathId, Duration)> = self
+            .pipes
+            .iter()
+            .filter(|p| p.live())
+            .map(|p| (p.path, rtt_of(rules, p, now)))
+            .collect();
+        let ask = Ask {
+            now,
+            deq: self.buffer.next(),
+            buffer_end: self.buffer_end(),
+            // Every sender serves the same stream (§4.4.2: replicas), and one
+            // asked past what its application has written holds the pull
+            // until it has: what any sender has said it holds may be asked
+            // of all.
+            known: self.pipes.iter().map(|p| p.advertised).max().unwrap_or(0),
+            rtts: &rtts,
+        };
+        self.set_queue_caps();
+        let n = self.pipes.len();
+        let mut done = vec![false; n];
+        loop {
+            let next = if rules.ask_order {
+                // A pipe taking over in a handoff asks first, so the buffer
+                // space the old pipe's arrivals free goes to it (§4.4.1);
+                // then the pipe with the fewest bytes outstanding, one
+                // segment at a time, so each holds a fair part of a short
+                // buffer.
+                (0..n).filter(|&i| !done[i]).min_by_key(|&i| {
+                    let p = &self.pipes[i];
+                    let taking_over = self.handoffs.iter().any(|&(_, to)| to == p.path);
+                    (!taking_over, p.in_flight(), i)
+                })
+            } else {
+                // Each pipe in the order opened, as much as it may.
+                (0..n).find(|&i| !done[i])
+            };
+            let Some(i) = next else { break };
+            if !self.ask(i, &ask) {
+                done[i] = true;
+            }
+        }
+    }
+
+    /// Sets every pipe's cap on what it may have outstanding (rule
+    /// `queue_cap`).
+    fn set_queue_caps(&mut self) {
+        if !self.config.rules.queue_cap {
+            return;
+        }
+        let inputs: Vec<CapInput> = self
+            .pipes
+            .iter()
+            .map(|p| CapInput {
+                live: p.live(),
+                rate: p.delivery_rate(),
+                bdp: p.bdp(),
+            })
+            .collect();
+        let caps = caps(&inputs, self.config.rwnd_bytes(), self.config.pipe.mss);
+        for (p, c) in self.pipes.iter_mut().zip(caps) {
+            p.set_cap(Cap(c));
+        }
+    }
+
+    /// One `send()` of pipe `i` (§4.3.1): true if it requested a segment;
+    /// false if it may not, or froze (`active`).
+    fn ask(&mut self, i: usize, ask: &Ask) -> bool {
+        let p = &self.pipes[i];
+        let limits = Limits {
+            buffer_end: ask.buffer_end,
+            avail: p.avail.max(ask.known),
+            fin: self.fin.or(p.fin),
+        };
+        if !p.can_request(ask.now) {
+            self.pipes[i].note_paced(ask.now);
+            let p = &self.pipes[i];
+            return plan::past_window(p.live(), p.frozen, p.slot_at_next_answer(ask.now))
+                && self.try_head(i, ask, limits, false);
+        }
+        if self.tokens.as_ref().is_some_and(|t| !t.allows(p.path)) {
+            // pTCP Figure 10: throttled until the token timer.
+            self.pipes[i].frozen = true;
+            return false;
+        }
+        let others_live = self
+            .pipes
+            .iter()
+            .enumerate()
+            .any(|(j, q)| j != i && q.live());
+        // The head of line a slower pipe holds up goes to a quicker pipe
+        // first, buffer full or not: in-order delivery waits for it.
+        if p.live() && self.try_head(i, ask, limits, false) {
+            return true;
+        }
+        let view = self.view(i, ask.now);
+        let pick = match plan::source(self.config.rules, &view, others_live) {
+            Source::Probe => {
+                self.pipes[i].probe_path(ask.now, ask.deq);
+                return false;
+            }
+            Source::Redundant => self.sched.send_redundant(limits),
+            Source::Ranked => self.ranked(i, ask, limits, view.rtt),
+        };
+        match pick {
+            Pick::Segment(s, e) => {
+                let p = &self.pipes[i];
+                if let Some(t) = self.tokens.as_mut() {
+                    t.spend(p.path, e - s);
+                }
+                self.pipes[i].request(ask.now, s, e, ask.deq);
+                true
+            }
+            Pick::Freeze => {
+                if self.try_head(i, ask, limits, true) {
+                    return true;
+                }
+                let p = &mut self.pipes[i];
+                p.frozen = true;
+                p.held_back();
+                // Frozen with nothing outstanding for want of the sender's
+                // data: probe it (§5.2.2), or nothing would ever tell us it
+                // has more.
+                if p.in_flight() == 0 && p.avail.max(ask.known) < ask.buffer_end {
+                    p.persist(ask.now, ask.deq);
+                }
+                false
+            }
+        }
+    }
+
+    /// The rank's segment for pipe `i`, which counts round trip `ours`
+    /// (§4.3.1; rule `look_ahead` for how other pipes' requests count).
+    fn ranked(&mut self, i: usize, ask: &Ask, limits: Limits, ours: Duration) -> Pick {
+        let rules = self.config.rules;
+        let views = if rules.look_ahead {
+            self.views(ask.now)
+        } else {
+            Vec::new()
+        };
+        let (rwnd, mss) = (self.config.rwnd_bytes(), self.config.pipe.mss);
+        let rtt_of_path = |path: PathId| ask.rtts.iter().find(|(q, _)| *q == path).map(|(_, r)| *r);
+        let ahead = |path: PathId| match views.iter().find(|q| q.path == path) {
+            Some(q) => plan::rank::ahead(ours, q, ask.now, rwnd, mss),
+            None => Ahead::PAPER,
+        };
+        let p = &self.pipes[i];
+        self.sched.send_looking_ahead(
+            ask.now,
+            p.path,
+            p.next_local(),
+            ours,
+            rtt_of_path,
+            ahead,
+            limits,
+        )
+    }
+
+    /// Pipe `i`, `blocked` by the receive buffer or not, looks at the head of
+    /// line (`plan::head`): true if it requested it.
+    fn try_head(&mut self, i: usize, ask: &Ask, limits: Limits, blocked: bool) -> bool {
+        let hol = ask.deq;
+        if hol >= ask.buffer_end || self.buffer.holds(hol) {
+            return false;
+        }
+        let rules = self.config.rules;
+        let (step, holder) = match self.sched.binding(hol).copied() {
+            None => {
+                if !rules.take_head {
+                    return false;
+                }
+                let views = self.views(ask.now);
+                (head::unheld(rules, &views[i], &views), None)
+            }
+            Some(b) => {
+                if !rules.reinject || b.path == self.pipes[i].path {
+                    return false;
+                }
+                let Some(j) = self.index(b.path) else {
+                    return false;
+                };
+                let views = self.views(ask.now);
+                let h = &self.pipes[j];
+                let holder = Holder {
+                    pipe: views[j],
+                    sent_at: b.sent_at,
+                    silent_at: [h.turn_missed_at(b.sent_at), h.unanswered_at()]
+                        .into_iter()
+                        .flatten()
+                        .min(),
+                    fell_silent: h.fell_silent(ask.now, b.sent_at),
+                    expected: h.answer_expected(ask.now, b.sent_at),
+                };
+                let step = head::held(rules, ask.now, &views[i], &holder, &views, blocked);
+                (step, Some(j))
+            }
+        };
+        self.apply_head(i, ask, limits, step, holder)
+    }
+
+    /// Carries out what the planner said pipe `i` does about the head of
+    /// line that pipe `holder` (if any) holds.
+    fn apply_head(
+        &mut self,
+        i: usize,
+        ask: &Ask,
+        limits: Limits,
+        step: HeadStep,
+        holder: Option<usize>,
+    ) -> bool {
+        let (now, hol) = (ask.now, ask.deq);
+        match step {
+            HeadStep::Leave { penalise, wake } => {
+                if let (true, Some(j)) = (penalise, holder) {
+                    self.pipes[j].penalise(now);
+                }
+                if let Some(w) = wake {
+                    self.reinject_at = Some(self.reinject_at.map_or(w, |t| t.min(w)));
+                }
+                false
+            }
+            HeadStep::Take => {
+                let p = &self.pipes[i];
+                let Some(end) = self
+                    .sched
+                    .take_head(now, hol, p.path, p.next_local(), limits)
+                else {
+                    return false;
+                };
+                self.pipes[i].request(now, hol, end, hol);
+                true
+            }
+            HeadStep::Reinject {
+                penalise,
+                time_out_holder,
+                back_up,
+            } => {
+                let p = &self.pipes[i];
+                let Some(end) = self
+                    .sched
+                    .reinject(now, hol, p.path, p.next_local(), limits)
+                else {
+                    return false;
+                };
+                let j = holder.expect("a held head of line");
+                if penalise {
+                    self.pipes[j].penalise(now);
+                }
+                if time_out_holder {
+                    // Its path fell silent while pipe `i`'s works: all it
+                    // holds goes back to be asked of working pipes now, not
+                    // at its own RTO (R²CP §4.3.5 re-assigns what a closed
+                    // pipe held; this goes beyond it).
+                    let r = self.pipes[j].time_out(now);
+                    self.report(now, j, r);
+                }
+                self.pipes[i].request(now, hol, end, hol);
+                if let Some(k) = back_up {
+                    self.pipes[k].request(now, hol, end, hol);
+                    self.sched.backed_up();
+                }
+                true
+            }
+        }
+    }
+}
