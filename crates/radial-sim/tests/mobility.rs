@@ -14,7 +14,7 @@
 //! `RADIAL_MOBILITY_TALLY=1` lists every R²CP case over the stall bound
 //! instead of stopping at the first (with `RADIAL_MOBILITY_DUMP=DIR`, their
 //! scenario files too, for `radial run --seed SEED --pcap w0 ...`);
-//! `RADIAL_MOBILITY_WITHOUT=rule,...` switches R²CP's rules off by name.
+//! `RADIAL_R2CP_WITHOUT=rule,...` switches R²CP's rules off by name.
 
 mod random_runs;
 
@@ -164,17 +164,8 @@ impl Case {
             pipe.push_str(" }");
             pipes.push(pipe);
         }
-        // `RADIAL_MOBILITY_WITHOUT=rule,rule`: R²CP's engine with those
-        // rules switched off (to measure what each is worth).
-        let without = match std::env::var("RADIAL_MOBILITY_WITHOUT") {
-            Ok(rules) if !rules.is_empty() && self.protocol.starts_with("r2cp") => {
-                let names: Vec<String> = rules.split(',').map(|r| format!("\"{r}\"")).collect();
-                format!(", without = [{}]", names.join(", "))
-            }
-            _ => String::new(),
-        };
         s.push_str(&format!(
-            "\n[[flow]]\nname = \"f\"\nprotocol = \"{}\"\nfrom = \"S1\"\nto = \"MH0\"\nsize = \"{}B\"\npipes = [ {} ]\npolicy = {{ redundant_striping = {}{without} }}\n",
+            "\n[[flow]]\nname = \"f\"\nprotocol = \"{}\"\nfrom = \"S1\"\nto = \"MH0\"\nsize = \"{}B\"\npipes = [ {} ]\npolicy = {{ redundant_striping = {} }}\n",
             self.protocol,
             self.size,
             pipes.join(", "),

@@ -6,11 +6,14 @@ use proptest::prelude::*;
 use radial_sim::metrics::FlowReport;
 use radial_sim::{RunOutput, Scenario, Simulator};
 
+mod random_runs;
+
 fn run(text: &str, seed: u64) -> RunOutput {
     let sc = Scenario::parse("r2cp.toml", text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let spec = sc
+    let mut spec = sc
         .build(&sc.points()[0], seed)
         .unwrap_or_else(|e| panic!("{e}"));
+    random_runs::ablate(&mut spec);
     Simulator::new(spec).run()
 }
 

@@ -5,15 +5,18 @@
 
 use radial_sim::{RunOutput, Scenario, Simulator};
 
+mod random_runs;
+
 fn run(text: &str) -> RunOutput {
     run_seed(text, 1)
 }
 
 fn run_seed(text: &str, seed: u64) -> RunOutput {
     let sc = Scenario::parse("r2cp_buffer.toml", text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let spec = sc
+    let mut spec = sc
         .build(&sc.points()[0], seed)
         .unwrap_or_else(|e| panic!("{e}"));
+    random_runs::ablate(&mut spec);
     Simulator::new(spec).run()
 }
 

@@ -5,6 +5,8 @@
 use radial_sim::metrics::FlowReport;
 use radial_sim::{Scenario, Simulator};
 
+mod random_runs;
+
 #[test]
 fn a_silent_handoff_storm_beats_hard_handoffs_without_long_stalls() {
     // The WLAN and WWAN up in turn every 1.5 s, the host told nothing. The
@@ -64,7 +66,9 @@ fn storm(edits: &[(&str, &str)], period: &str, seed: u64, variant: &str) -> Flow
             set("signal", signal),
         ])
         .unwrap();
-    let flow = Simulator::new(sc.build(&point, seed).unwrap())
+    let mut spec = sc.build(&point, seed).unwrap();
+    random_runs::ablate(&mut spec);
+    let flow = Simulator::new(spec)
         .run()
         .summary
         .flows[0]
