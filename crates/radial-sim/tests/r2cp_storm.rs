@@ -68,11 +68,7 @@ fn storm(edits: &[(&str, &str)], period: &str, seed: u64, variant: &str) -> Flow
         .unwrap();
     let mut spec = sc.build(&point, seed).unwrap();
     random_runs::ablate(&mut spec);
-    let flow = Simulator::new(spec)
-        .run()
-        .summary
-        .flows[0]
-        .clone();
+    let flow = Simulator::new(spec).run().summary.flows[0].clone();
     assert_eq!(flow.corrupt_bytes, 0);
     flow
 }

@@ -88,22 +88,10 @@ impl R2cpReceiver {
         let n = self.pipes.len();
         let mut done = vec![false; n];
         loop {
-            let next = if rules.ask_order {
-                // A pipe taking over in a handoff asks first, so the buffer
-                // space the old pipe's arrivals free goes to it (§4.4.1);
-                // then the pipe with the fewest bytes outstanding, one
-                // segment at a time, so each holds a fair part of a short
-                // buffer.
-                (0..n).filter(|&i| !done[i]).min_by_key(|&i| {
-                    let p = &self.pipes[i];
-                    let taking_over = self.handoffs.iter().any(|&(_, to)| to == p.path);
-                    (!taking_over, p.in_flight(), i)
-                })
-            } else {
-                // Each pipe in the order opened, as much as it may.
-                (0..n).find(|&i| !done[i])
+            // Each pipe in the order opened, as much as it may.
+            let Some(i) = (0..n).find(|&i| !done[i]) else {
+                break;
             };
-            let Some(i) = next else { break };
             if !self.ask(i, &ask) {
                 done[i] = true;
             }
@@ -278,10 +266,7 @@ impl R2cpReceiver {
     ) -> bool {
         let (now, hol) = (ask.now, ask.deq);
         match step {
-            HeadStep::Leave { penalise, wake } => {
-                if let (true, Some(j)) = (penalise, holder) {
-                    self.pipes[j].penalise(now);
-                }
+            HeadStep::Leave { wake } => {
                 if let Some(w) = wake {
                     self.reinject_at = Some(self.reinject_at.map_or(w, |t| t.min(w)));
                 }
@@ -299,7 +284,6 @@ impl R2cpReceiver {
                 true
             }
             HeadStep::Reinject {
-                penalise,
                 time_out_holder,
                 back_up,
             } => {
@@ -311,9 +295,6 @@ impl R2cpReceiver {
                     return false;
                 };
                 let j = holder.expect("a held head of line");
-                if penalise {
-                    self.pipes[j].penalise(now);
-                }
                 if time_out_holder {
                     // Its path fell silent while pipe `i`'s works: all it
                     // holds goes back to be asked of working pipes now, not

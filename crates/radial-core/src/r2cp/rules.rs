@@ -40,10 +40,6 @@ pub struct Rules {
     /// al., NSDI 2012, §4.2). Off: only a pipe's own loss detection
     /// re-assigns a segment (§4.3.5).
     pub reinject: bool,
-    /// A pipe holding the head of line that blocks a quicker one has its
-    /// window halved, at most once per its round trip (MPTCP's
-    /// penalisation, same source). Acts with `reinject`.
-    pub penalise: bool,
     /// An overdue head of line re-requested on a quicker pipe is asked of
     /// a second working pipe too, its binding left where it is (redundant
     /// striping of one segment, pTCP §4.1 (3)). Acts with `reinject`.
@@ -80,15 +76,6 @@ pub struct Rules {
     /// A pipe opening beside a working one sends its SYN every initial RTO
     /// without backoff, and at once when a working path falls silent.
     pub eager_syn: bool,
-    /// An answer to a request already deemed lost is a round-trip sample
-    /// (its pull id names the request: no ambiguity to avoid, as Karn's
-    /// rule avoids for TCP).
-    pub late_samples: bool,
-    /// A pipe taking over in a handoff asks first, then the pipe with the
-    /// fewest bytes outstanding, one segment at a time, so that each pipe
-    /// holds a fair part of a short buffer. Off: pipes ask in the order
-    /// they opened, each as much as it may.
-    pub ask_order: bool,
 }
 
 /// One rule: its name, what it does in a line, and its switch.
@@ -110,7 +97,6 @@ impl Rules {
         queue_cap: true,
         pacing: true,
         reinject: true,
-        penalise: true,
         back_up_head: true,
         take_head: true,
         silent_holder: true,
@@ -119,8 +105,6 @@ impl Rules {
         resume_window: true,
         take_back: true,
         eager_syn: true,
-        late_samples: true,
-        ask_order: true,
     };
 
     /// Every rule off: the paper's engine (`r2cp-paper`).
@@ -130,7 +114,6 @@ impl Rules {
         queue_cap: false,
         pacing: false,
         reinject: false,
-        penalise: false,
         back_up_head: false,
         take_head: false,
         silent_holder: false,
@@ -139,15 +122,14 @@ impl Rules {
         resume_window: false,
         take_back: false,
         eager_syn: false,
-        late_samples: false,
-        ask_order: false,
     };
 
     /// Every rule, in the order the documentation lists them.
-    pub const LIST: [Rule; 16] = [
+    pub const LIST: [Rule; 13] = [
         Rule {
             name: "look_ahead",
-            about: "the rank counts a quicker pipe's requests over several of its round trips (BLEST)",
+            about:
+                "the rank counts a quicker pipe's requests over several of its round trips (BLEST)",
             switch: |r| &mut r.look_ahead,
         },
         Rule {
@@ -169,11 +151,6 @@ impl Rules {
             name: "reinject",
             about: "a quicker pipe asks for the head of line a slower one holds (MPTCP)",
             switch: |r| &mut r.reinject,
-        },
-        Rule {
-            name: "penalise",
-            about: "the holder of a head of line that blocks a quicker pipe has its window halved (MPTCP)",
-            switch: |r| &mut r.penalise,
         },
         Rule {
             name: "back_up_head",
@@ -214,16 +191,6 @@ impl Rules {
             name: "eager_syn",
             about: "SYNs beside a working pipe are not backed off, and go at once on its silence",
             switch: |r| &mut r.eager_syn,
-        },
-        Rule {
-            name: "late_samples",
-            about: "an answer to a request deemed lost is a round-trip sample",
-            switch: |r| &mut r.late_samples,
-        },
-        Rule {
-            name: "ask_order",
-            about: "the pipe with the fewest bytes outstanding asks first, a segment at a time",
-            switch: |r| &mut r.ask_order,
         },
     ];
 

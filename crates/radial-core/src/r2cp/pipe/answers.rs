@@ -2,8 +2,7 @@
 //! answers. It owns the round-trip estimator (RFC 6298 in ns-2's form) and
 //! the stream of answers: when the last one came and for which request, the
 //! smoothed gap between answers (the pace at which the path drains what it
-//! is asked), the longest pause the stream made lately, and the requests
-//! given up on whose answers may still come late.
+//! is asked), and the longest pause the stream made lately.
 //!
 //! It answers two questions for the engine, for a request sent at a given
 //! time:
@@ -14,22 +13,19 @@
 //!   otherwise a smoothed round trip after it left;
 //! - **when its path counts as silent under it**: that time plus the
 //!   path's **slack**, one formula: the larger of four answer gaps, a
-//!   quarter of the round trip, and twice the longest pause the stream
-//!   made lately (a radio link that stalls at times is not taken for dead).
+//!   quarter of the path's shortest round trip (its propagation: a queue
+//!   delays the stream, it does not pause it), and twice the longest pause
+//!   the stream made lately (a radio link that stalls at times is not taken
+//!   for dead).
 //!
 //! The round trip the pipe shows the engine for a request sent now
 //! ([`AnswerClock::shown`]) and the patience the engine has with a request
 //! before it is asked elsewhere ([`AnswerClock::patience`]) come from the
 //! same estimates.
 
-use std::collections::BTreeMap;
-
 use super::requests::Requests;
 use crate::rtt::{RttConfig, RttEstimator};
 use crate::time::{Duration, Instant};
-
-/// How many requests deemed lost a pipe remembers, for late answers.
-const GIVEN_UP: usize = 256;
 
 /// The pipe's timing: round-trip estimates and the stream of answers.
 #[derive(Debug)]
@@ -43,14 +39,6 @@ pub(super) struct AnswerClock {
     gap: Option<Duration>,
     /// The longest pause of the stream lately.
     longest_gap: LongestGap,
-    /// The highest local number answered so far.
-    answered_local: Option<u64>,
-    /// The last answer was to a request given up on: the path is draining
-    /// a backlog the pipe's timer did not wait for.
-    answered_late: bool,
-    /// When recent requests now deemed lost were sent, by local number: a
-    /// late answer still names its request (its pull id).
-    given_up: BTreeMap<u64, Instant>,
 }
 
 impl AnswerClock {
@@ -61,9 +49,6 @@ impl AnswerClock {
             last: None,
             gap: None,
             longest_gap: LongestGap::default(),
-            answered_local: None,
-            answered_late: false,
-            given_up: BTreeMap::new(),
         }
     }
 
@@ -128,10 +113,8 @@ impl AnswerClock {
 
     // --- the stream of answers ---
 
-    /// Request `local`, sent at `asked`, was answered at `now`.
-    pub(super) fn answered(&mut self, now: Instant, asked: Instant, local: u64, late: bool) {
-        self.answered_late = late;
-        self.answered_local = Some(self.answered_local.map_or(local, |l| l.max(local)));
+    /// A request sent at `asked` was answered at `now`.
+    pub(super) fn answered(&mut self, now: Instant, asked: Instant) {
         if let Some((at, latest_asked)) = self.last {
             let gap = now.saturating_since(at);
             // Only a request that was in the stream at the previous answer
@@ -151,64 +134,25 @@ impl AnswerClock {
         }
     }
 
-    /// Request `local`, sent at `sent`, is deemed lost (the most recent
-    /// [`GIVEN_UP`] are remembered).
-    pub(super) fn give_up(&mut self, local: u64, sent: Instant) {
-        self.given_up.insert(local, sent);
-        while self.given_up.len() > GIVEN_UP {
-            self.given_up.pop_first();
-        }
-    }
-
-    /// An answer to request `local`, no longer outstanding: when it was
-    /// sent, if it was given up on (a late answer).
-    pub(super) fn late(&mut self, local: u64) -> Option<Instant> {
-        self.given_up.remove(&local)
-    }
-
     /// The path's slack: how long its stream may pause before it counts as
-    /// silent (see the module text).
+    /// silent — four answer gaps, a quarter of the shortest round trip, or
+    /// twice the longest pause lately, whichever is longest (see the module
+    /// text).
     pub(super) fn slack(&self) -> Duration {
-        let srtt = self.srtt().unwrap_or(Duration::ZERO);
         let gap = self.gap.unwrap_or(Duration::ZERO);
-        gap.saturating_mul(4).max(srtt.div(4))
-    }
-
-    /// The slack of a request in the stream: four answer gaps, a quarter
-    /// of the shortest round trip, twice the longest pause lately.
-    fn turn_slack(&self, gap: Duration, min_rtt: Duration) -> Duration {
+        let propagation = self.min_rtt().unwrap_or(Duration::ZERO);
         let jitter = self.longest_gap.get().saturating_mul(2);
-        gap.saturating_mul(4).max(min_rtt.div(4)).max(jitter)
-    }
-
-    /// When the requests given up on that may still be queued on the path
-    /// were sent, oldest first: while the path answers such requests late,
-    /// those sent after the latest request answered.
-    fn queued_given_up(&self) -> impl Iterator<Item = Instant> + Clone + '_ {
-        let first = match self.answered_local {
-            Some(l) if self.answered_late => l + 1,
-            _ => u64::MAX,
-        };
-        self.given_up.range(first..).map(|(_, &t)| t)
+        gap.saturating_mul(4).max(propagation.div(4)).max(jitter)
     }
 
     /// The round trip the pipe shows for a request sent now: `expected`
-    /// (what its flight at its rate takes), or, when its oldest request
-    /// (outstanding, or given up but still queued) has waited longer, that
-    /// wait, or the backlog of late answers at their pace.
+    /// (what its flight at its rate takes), or, when its oldest outstanding
+    /// request has waited longer, that wait.
     pub(super) fn shown(&self, now: Instant, requests: &Requests, expected: Duration) -> Duration {
-        let queued = self.queued_given_up();
         let oldest = requests
             .oldest_sent()
-            .into_iter()
-            .chain(queued.clone().next())
-            .min()
             .map_or(Duration::ZERO, |t| now.saturating_since(t));
-        let behind = match (queued.count(), self.gap) {
-            (0, _) | (_, None) => Duration::ZERO,
-            (n, Some(gap)) => gap.saturating_mul((n + requests.len() + 1) as u64),
-        };
-        expected.max(oldest).max(behind)
+        expected.max(oldest)
     }
 
     /// Whether the path fell silent for a request sent at `asked`: it has
@@ -234,7 +178,7 @@ impl AnswerClock {
             return None;
         }
         let ahead = requests.sent_before(asked);
-        Some(at + self.turn_slack(gap, min_rtt) + gap.saturating_mul(ahead))
+        Some(at + self.slack() + gap.saturating_mul(ahead))
     }
 
     /// When the path counts as silent since the oldest outstanding request
@@ -266,10 +210,9 @@ impl AnswerClock {
     }
 
     /// When, at the pace the path answers now, the request sent at `asked`
-    /// should come back: after every request sent no later than it (those
-    /// given up on but still queued too), one gap (or the silence since the
-    /// last answer, if longer) each. `None` without a pace, or once a
-    /// request sent after it was answered.
+    /// should come back: after every request sent no later than it, one gap
+    /// (or the silence since the last answer, if longer) each. `None`
+    /// without a pace, or once a request sent after it was answered.
     pub(super) fn expected(
         &self,
         now: Instant,
@@ -284,9 +227,8 @@ impl AnswerClock {
         if outstanding == 0 {
             return None;
         }
-        let queued = self.queued_given_up().take_while(|&t| t <= asked).count() as u64;
         let gap = self.gap?.max(now.saturating_since(at));
-        Some(now + gap.saturating_mul(outstanding + queued))
+        Some(now + gap.saturating_mul(outstanding))
     }
 
     /// Whether answers keep coming at their pace: the last one at most two

@@ -79,7 +79,7 @@ pub struct Pipe {
     pub path: PathId,
     config: RcpConfig,
     /// The engine's rules beyond the paper (those a pipe applies itself:
-    /// `pacing`, `probe_silent`, `resume_window`, `late_samples`).
+    /// `pacing`, `probe_silent`, `resume_window`).
     rules: Rules,
     state: PathState,
     handshake: Handshake,
@@ -98,9 +98,6 @@ pub struct Pipe {
     outage: Outage,
     rto_deadline: Option<Instant>,
     persist_deadline: Option<Instant>,
-    /// When the engine last halved this pipe's window for holding up the
-    /// head of line.
-    penalised_at: Option<Instant>,
     /// SEG.DEQ of the connection as last told to this pipe.
     deq: u64,
     /// `active` (§4.3.1): frozen for lack of receive buffer until resumed.
@@ -145,7 +142,6 @@ impl Pipe {
             outage: Outage::default(),
             rto_deadline: None,
             persist_deadline: None,
-            penalised_at: None,
             deq: 0,
             frozen: false,
             avail: 0,
@@ -487,7 +483,7 @@ impl Pipe {
             return report;
         };
         let Some(r) = self.requests.remove(local) else {
-            self.late_answer(now, local);
+            // Late: deemed lost already, and asked again elsewhere.
             return report;
         };
         let len = r.len();
@@ -497,7 +493,7 @@ impl Pipe {
         let sample = now - r.sent_at;
         let min_rtt = self.answers.min_rtt().map_or(sample, |m| m.min(sample));
         self.rate.on_answer(now, len, r.sent_at, r.snap, min_rtt);
-        self.answers.answered(now, r.sent_at, local, false);
+        self.answers.answered(now, r.sent_at);
         self.heard(now);
         self.answers.reset_backoff();
         self.answers.sample(r.sent_at, now);
@@ -520,21 +516,6 @@ impl Pipe {
         report
     }
 
-    /// An answer to request `local`, which is no longer outstanding: late,
-    /// if it was given up on. Its pull id names it, so its round trip is a
-    /// sample all the same (rule `late_samples`: no Karn ambiguity), and it
-    /// shows the pace at which the path drains what it was asked.
-    fn late_answer(&mut self, now: Instant, local: u64) {
-        let Some(sent) = self.answers.late(local) else {
-            return;
-        };
-        if self.rules.late_samples {
-            self.answers.sample(sent, now);
-            self.cc.on_rtt_sample(now, now - sent);
-            self.answers.answered(now, sent, local, true);
-        }
-    }
-
     /// §3.3.5 per pipe: every earlier request counts the arrival of request
     /// `local`; those at the duplicate threshold are lost, and the first
     /// loss of an episode cuts the window.
@@ -542,7 +523,6 @@ impl Pipe {
         let flight = self.in_flight();
         for l in self.requests.later_arrival(local, self.config.dupthresh) {
             let req = self.requests.remove(l).expect("listed above");
-            self.answers.give_up(l, req.sent_at);
             report.lost.push(req.start);
             if !self.recovery.active() {
                 // The window is halved (`cap.rs` for a pipe its cap held
@@ -580,7 +560,6 @@ impl Pipe {
         let Some(req) = self.requests.remove(local) else {
             return report;
         };
-        self.answers.give_up(local, req.sent_at);
         if self.requests.is_empty() {
             self.rto_deadline = None;
         }

@@ -1,8 +1,7 @@
 //! A pipe's path failing and coming back: the retransmission timeout that
 //! makes it `Silent`, the probes of a silent path (rule `probe_silent`),
 //! the answer that makes it `Working` again and the window it then resumes
-//! (rule `resume_window`), and the engine's penalisation of a pipe that
-//! holds up the head of line (rule `penalise`).
+//! (rule `resume_window`).
 
 use super::{Pipe, PipeReport};
 use crate::cc::LossCause;
@@ -75,9 +74,8 @@ impl Pipe {
         let in_use = self.window().min(self.config.rwnd_bytes());
         self.cc.on_loss(now, LossCause::Timeout, in_use);
         self.answers.back_off();
-        for (l, r) in self.requests.take_all() {
+        for (_, r) in self.requests.take_all() {
             report.lost.push(r.start);
-            self.answers.give_up(l, r.sent_at);
         }
         self.recovery.on_timeout(self.next_local());
         self.state = self.state.on_timeout();
@@ -127,9 +125,8 @@ impl Pipe {
     /// on an answer.
     pub fn assume_heard(&mut self, now: Instant) -> PipeReport {
         let mut report = PipeReport::default();
-        for (l, r) in self.requests.take_all() {
+        for (_, r) in self.requests.take_all() {
             report.lost.push(r.start);
-            self.answers.give_up(l, r.sent_at);
         }
         self.rto_deadline = None;
         self.heard(now);
@@ -159,24 +156,5 @@ impl Pipe {
         if self.opening() {
             self.open_again(now);
         }
-    }
-
-    /// MPTCP's penalisation of a slow subflow (Raiciu et al., NSDI 2012,
-    /// §4.2): the pipe held the head of line while a quicker pipe was
-    /// blocked by the receive buffer, so its window is halved, at most once
-    /// per round trip of its own. The slow-start threshold stays where the
-    /// window was: this is no sign of congestion, and when the quicker path
-    /// goes the pipe must regain its rate in a few round trips.
-    pub fn penalise(&mut self, now: Instant) -> bool {
-        if self
-            .penalised_at
-            .is_some_and(|t| now.saturating_since(t) < self.rtt_estimate())
-        {
-            return false;
-        }
-        self.penalised_at = Some(now);
-        let cwnd = self.window();
-        self.cc.restart(cwnd / 2, cwnd);
-        true
     }
 }

@@ -64,11 +64,6 @@ impl Requests {
         self.outstanding.is_empty()
     }
 
-    /// Requests outstanding.
-    pub(super) fn len(&self) -> usize {
-        self.outstanding.len()
-    }
-
     /// The oldest outstanding request.
     pub(super) fn oldest(&self) -> Option<&LocalRequest> {
         self.outstanding.values().next()

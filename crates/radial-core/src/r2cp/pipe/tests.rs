@@ -164,29 +164,6 @@ mod timing {
     }
 
     #[test]
-    fn a_path_answering_what_was_given_up_shows_the_backlog_behind_a_new_request() {
-        let mut p = pipe();
-        // Ten requests at 10 ms; the path slows down and the timer gives
-        // them up at 1 s. Then the first two come back, 400 ms apart.
-        for k in 0..10 {
-            p.request(ms(10), k * 1000, (k + 1) * 1000, 0);
-        }
-        p.handle_timeout(ms(1_010));
-        assert_eq!(p.in_flight(), 0);
-        p.on_data(ms(1_100), 1);
-        p.on_data(ms(1_500), 2);
-        // Eight still queued, sent 1.49 s ago: the oldest's wait, and at
-        // 400 ms an answer, eight ahead of a new request and the new one.
-        assert_eq!(p.rtt_shown(ms(1_500)), Duration::from_millis(9 * 400));
-        // A request sent now comes back after the eight.
-        p.request(ms(1_500), 10_000, 11_000, 0);
-        assert_eq!(
-            p.answer_expected(ms(1_500), ms(1_500)),
-            Some(ms(1_500 + 9 * 400))
-        );
-    }
-
-    #[test]
     fn a_full_window_waits_for_its_next_answer_only_while_answers_keep_coming() {
         let mut p = pipe();
         let fill = |p: &mut Pipe, now: Instant| {

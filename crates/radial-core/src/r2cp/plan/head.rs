@@ -1,8 +1,7 @@
 //! The head of line, which in-order delivery waits for, taken from a pipe
-//! that holds it up (rules `reinject`, `penalise`, `back_up_head`,
-//! `take_head`, `silent_holder`; beyond the R²CP paper: MPTCP's
-//! opportunistic retransmission and penalisation, Raiciu et al., NSDI
-//! 2012, §4.2).
+//! that holds it up (rules `reinject`, `back_up_head`, `take_head`,
+//! `silent_holder`; beyond the R²CP paper: MPTCP's opportunistic
+//! retransmission, Raiciu et al., NSDI 2012, §4.2).
 //!
 //! A pipe that may ask is the asker. If no pipe holds the head of line (its
 //! request was lost, or its pipe went), the quickest working pipe takes it
@@ -19,9 +18,7 @@
 //!   is quicker still, and the holder does not bring it at its pace before
 //!   the asker could.
 //!
-//! The holder of a head of line that blocks a quicker asker has its window
-//! halved (`penalise`); a holder whose path fell silent is timed out at
-//! once (`silent_holder`); an overdue head of line is asked of a second
+//! A holder whose path fell silent is timed out at once (`silent_holder`); an overdue head of line is asked of a second
 //! working pipe too (`back_up_head`). When the asker leaves it, the engine
 //! wakes when the holder's patience runs out, or a round trip of the asker
 //! on.
@@ -33,11 +30,8 @@ use crate::time::{Duration, Instant};
 /// What the asker does about the head of line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HeadStep {
-    /// Nothing now; `penalise` the holder all the same; wake the engine at
-    /// `wake` to look again.
+    /// Nothing now; wake the engine at `wake` to look again.
     Leave {
-        /// Halve the holder's window.
-        penalise: bool,
         /// When to look again.
         wake: Option<Instant>,
     },
@@ -45,8 +39,6 @@ pub enum HeadStep {
     Take,
     /// Ask for the head of line the holder holds.
     Reinject {
-        /// Halve the holder's window.
-        penalise: bool,
         /// Time the holder out: its path fell silent.
         time_out_holder: bool,
         /// Ask this other working pipe for it too.
@@ -63,10 +55,7 @@ pub fn unheld(rules: Rules, asker: &PipeView, others: &[PipeView]) -> HeadStep {
     if rules.take_head && !quicker_elsewhere {
         HeadStep::Take
     } else {
-        HeadStep::Leave {
-            penalise: false,
-            wake: None,
-        }
+        HeadStep::Leave { wake: None }
     }
 }
 
@@ -80,10 +69,7 @@ pub fn held(
     others: &[PipeView],
     blocked: bool,
 ) -> HeadStep {
-    let leave = HeadStep::Leave {
-        penalise: false,
-        wake: None,
-    };
+    let leave = HeadStep::Leave { wake: None };
     if !rules.reinject || holder.pipe.index == asker.index {
         return leave;
     }
@@ -120,10 +106,7 @@ pub fn held(
     };
     if !quicker {
         let wake = if late > now { late } else { now + ours };
-        return HeadStep::Leave {
-            penalise: rules.penalise && holder_brings_it && theirs > ours && blocked,
-            wake: Some(wake),
-        };
+        return HeadStep::Leave { wake: Some(wake) };
     }
     let silent = rules.silent_holder && (missed.is_some_and(|t| now >= t) || holder.fell_silent);
     let back_up = if overdue && rules.back_up_head {
@@ -136,7 +119,6 @@ pub fn held(
         None
     };
     HeadStep::Reinject {
-        penalise: rules.penalise && theirs > ours && blocked,
         time_out_holder: overdue && silent,
         back_up,
     }

@@ -101,7 +101,6 @@ fn reinject_lets_a_blocked_quicker_pipe_ask_for_the_head_of_line_before_it_is_du
     assert_eq!(
         step,
         HeadStep::Reinject {
-            penalise: true,
             time_out_holder: false,
             back_up: None
         }
@@ -112,32 +111,13 @@ fn reinject_lets_a_blocked_quicker_pipe_ask_for_the_head_of_line_before_it_is_du
     assert_eq!(
         step,
         HeadStep::Leave {
-            penalise: false,
             wake: Some(ms(2_000))
         }
     );
     // Switched off: nothing, however blocked.
     assert_eq!(
         held(without("reinject"), ms(1_050), &views[0], &h, &views, true),
-        HeadStep::Leave {
-            penalise: false,
-            wake: None
-        }
-    );
-}
-
-#[test]
-fn penalise_halves_the_holder_only_with_its_switch() {
-    let views = [pipe(0, 20), pipe(1, 200)];
-    let h = holder(1_000);
-    let step = held(without("penalise"), ms(1_050), &views[0], &h, &views, true);
-    assert_eq!(
-        step,
-        HeadStep::Reinject {
-            penalise: false,
-            time_out_holder: false,
-            back_up: None
-        }
+        HeadStep::Leave { wake: None }
     );
 }
 
@@ -150,7 +130,6 @@ fn an_overdue_head_of_line_goes_to_the_quickest_pipe_and_is_backed_up_on_another
     assert_eq!(
         step,
         HeadStep::Reinject {
-            penalise: false,
             time_out_holder: false,
             back_up: Some(2)
         }
@@ -183,7 +162,6 @@ fn silent_holder_times_out_a_holder_whose_stream_stopped_before_its_patience() {
     assert_eq!(
         step,
         HeadStep::Reinject {
-            penalise: false,
             time_out_holder: true,
             back_up: None
         }
@@ -200,7 +178,6 @@ fn silent_holder_times_out_a_holder_whose_stream_stopped_before_its_patience() {
     assert_eq!(
         step,
         HeadStep::Leave {
-            penalise: false,
             wake: Some(ms(2_000))
         }
     );
@@ -218,7 +195,6 @@ fn a_holder_that_still_brings_the_head_of_line_in_time_is_waited_for() {
     assert_eq!(
         step,
         HeadStep::Leave {
-            penalise: true,
             wake: Some(ms(1_120))
         }
     );
