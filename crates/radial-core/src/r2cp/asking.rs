@@ -85,16 +85,9 @@ impl R2cpReceiver {
             rtts: &rtts,
         };
         self.set_queue_caps();
-        let n = self.pipes.len();
-        let mut done = vec![false; n];
-        loop {
-            // Each pipe in the order opened, as much as it may.
-            let Some(i) = (0..n).find(|&i| !done[i]) else {
-                break;
-            };
-            if !self.ask(i, &ask) {
-                done[i] = true;
-            }
+        // Each pipe in the order opened, as much as it may.
+        for i in 0..self.pipes.len() {
+            while self.ask(i, &ask) {}
         }
     }
 

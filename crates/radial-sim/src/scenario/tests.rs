@@ -258,13 +258,13 @@ fn a_policy_sets_the_target_and_striping() {
 #[test]
 fn a_policy_switches_rules_off_by_name() {
     let text = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
-        + "policy = { without = [\"pacing\", \"penalise\"] }\n";
+        + "policy = { without = [\"pacing\", \"reinject\"] }\n";
     let sc = Scenario::parse("t.toml", &text).unwrap();
     let spec = sc.build(&sc.points()[0], 1).unwrap();
     let FlowProtocol::R2cp(c) = &spec.flows[0].protocol else {
         panic!("an R²CP flow");
     };
-    assert!(!c.rules.pacing && !c.rules.penalise);
+    assert!(!c.rules.pacing && !c.rules.reinject);
     assert_eq!(c.rules.on().len(), radial_core::r2cp::Rules::LIST.len() - 2);
     let bad = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
         + "policy = { without = [\"pacing\", \"magic\"] }\n";
