@@ -108,7 +108,7 @@ impl R2cpReceiver {
             self.stats.duplicate_bytes += payload.len() as u64 - new;
             let answered = self.sched.recv(start).is_some();
             self.couple(i);
-            let r = self.pipes[i].on_data(now, h.id);
+            let r = self.pipes[i].on_data(now, h.id, start);
             self.report(now, i, r);
             if self.buffer.next() > next {
                 self.sched.delivered_to(self.buffer.next());

@@ -17,8 +17,11 @@
 mod asking;
 mod config;
 mod flow;
+mod invariants;
 mod pipe;
 pub mod plan;
+#[cfg(test)]
+mod proptests;
 mod rules;
 mod scheduler;
 
@@ -213,6 +216,7 @@ impl Endpoint for R2cpReceiver {
         self.check_handoffs();
         self.retire_drained();
         self.pump(now);
+        self.debug_check();
     }
 
     fn handle_event(&mut self, now: Instant, event: HostEvent) {
@@ -277,6 +281,7 @@ impl Endpoint for R2cpReceiver {
             }
             _ => {}
         }
+        self.debug_check();
     }
 
     fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<PathId> {
@@ -360,6 +365,7 @@ impl Endpoint for R2cpReceiver {
         self.check_handoffs();
         self.retire_drained();
         self.pump(now);
+        self.debug_check();
     }
 
     fn poll_app_event(&mut self) -> Option<AppEvent> {

@@ -223,6 +223,21 @@ impl Pipe {
         self.requests.next_local()
     }
 
+    /// True when the pipe's request `local` is outstanding.
+    pub fn holds_request(&self, local: u64) -> bool {
+        self.requests.holds(local)
+    }
+
+    /// One past the last global byte the pipe has outstanding.
+    pub fn requested_end(&self) -> Option<u64> {
+        self.requests.by_local().values().map(|r| r.end).max()
+    }
+
+    /// Whether the pipe's count of what it has in flight adds up.
+    pub fn consistent(&self) -> bool {
+        self.requests.consistent()
+    }
+
     /// The highest delivery rate of the pipe's last ten round trips, in
     /// bytes per second (0 before a sample).
     pub fn delivery_rate(&self) -> u64 {
@@ -475,17 +490,22 @@ impl Pipe {
         }
     }
 
-    /// DATA answering pull `id` arrived (§4.3.1 `recv()`): RTT sample, window
-    /// growth, and loss detection over the pipe's earlier requests.
-    pub fn on_data(&mut self, now: Instant, id: u32) -> PipeReport {
+    /// DATA answering pull `id` arrived with the segment at global `start`
+    /// (§4.3.1 `recv()`): RTT sample, window growth, and loss detection over
+    /// the pipe's earlier requests. A segment that is not the one the pull
+    /// asked for answers nothing (a stale answer to an earlier pipe on the
+    /// same path, whose pulls were numbered alike).
+    pub fn on_data(&mut self, now: Instant, id: u32, start: u64) -> PipeReport {
         let mut report = PipeReport::default();
         let Some(local) = u64::from(id).checked_sub(1) else {
             return report;
         };
-        let Some(r) = self.requests.remove(local) else {
-            // Late: deemed lost already, and asked again elsewhere.
+        if !self.requests.asks(local, start) {
+            // Late (deemed lost already, and asked again elsewhere), or
+            // stale.
             return report;
-        };
+        }
+        let r = self.requests.remove(local).expect("outstanding");
         let len = r.len();
         self.intervals.on_delivered(len);
         let (shape, bdp) = (self.shape(), self.bdp());

@@ -95,6 +95,28 @@ impl Requests {
         self.outstanding.range(..local).next().is_some()
     }
 
+    /// True when request `local` is outstanding and asks for the segment
+    /// at `start`.
+    pub(super) fn asks(&self, local: u64, start: u64) -> bool {
+        self.outstanding
+            .get(&local)
+            .is_some_and(|r| r.start == start)
+    }
+
+    /// True when request `local` is outstanding.
+    pub(super) fn holds(&self, local: u64) -> bool {
+        self.outstanding.contains_key(&local)
+    }
+
+    /// Whether what is in flight is the sum of what is outstanding.
+    pub(super) fn consistent(&self) -> bool {
+        self.outstanding
+            .values()
+            .map(LocalRequest::len)
+            .sum::<u64>()
+            == self.in_flight
+    }
+
     /// The requests by local number (for the recovery episode).
     pub(super) fn by_local(&self) -> &BTreeMap<u64, LocalRequest> {
         &self.outstanding

@@ -22,6 +22,16 @@ impl Pipe {
         p
     }
 
+    /// The answer to pull `id`, carrying the segment it asked for (or any,
+    /// if it is no longer outstanding).
+    fn answer(&mut self, now: Instant, id: u32) -> PipeReport {
+        let start = u64::from(id)
+            .checked_sub(1)
+            .and_then(|l| self.requests.by_local().get(&l))
+            .map_or(u64::MAX, |r| r.start);
+        self.on_data(now, id, start)
+    }
+
     /// The local numbers of the outstanding requests, oldest first.
     fn locals(&self) -> Vec<u64> {
         self.requests.by_local().keys().copied().collect()
@@ -48,8 +58,8 @@ mod timing {
             p.request(ms(10), k * 1000, (k + 1) * 1000, 0);
         }
         assert_eq!(p.answer_expected(ms(60), ms(10)), None, "no pace yet");
-        p.on_data(ms(100), 1);
-        p.on_data(ms(110), 2);
+        p.answer(ms(100), 1);
+        p.answer(ms(110), 2);
         // Three requests left, all sent no later than the last: at one
         // answer per 10 ms it comes back in 30 ms.
         assert_eq!(p.answer_expected(ms(110), ms(10)), Some(ms(140)));
@@ -67,7 +77,7 @@ mod timing {
             p.request(ms(10 + 2 * k), k * 1000, (k + 1) * 1000, 0);
         }
         for (k, t) in [(1, 100), (2, 110), (3, 120)] {
-            p.on_data(ms(t), k);
+            p.answer(ms(t), k);
         }
         // The fourth, sent at 16 ms, is next in the stream: its turn is
         // missed four answer intervals (40 ms, more than a quarter of the
@@ -80,13 +90,13 @@ mod timing {
         let mut q = pipe();
         q.request(ms(10), 0, 1000, 0);
         q.request(ms(50), 1000, 2000, 0);
-        q.on_data(ms(100), 1);
+        q.answer(ms(100), 1);
         q.request(ms(135), 2000, 3000, 0);
-        q.on_data(ms(140), 2);
+        q.answer(ms(140), 2);
         assert_eq!(q.turn_missed_at(ms(135)), None);
         // The fifth answered before the fourth: the fourth is lost, not
         // late; its loss is the window's business.
-        p.on_data(ms(130), 5);
+        p.answer(ms(130), 5);
         assert_eq!(p.turn_missed_at(ms(16)), None);
     }
 
@@ -97,14 +107,14 @@ mod timing {
             p.request(ms(10 + 2 * k), k * 1000, (k + 1) * 1000, 0);
         }
         for (k, t) in [(1, 100), (2, 110)] {
-            p.on_data(ms(t), k);
+            p.answer(ms(t), k);
         }
         // The third, sent at 14 ms, is the oldest still out: its turn is
         // missed four answer intervals after the last answer.
         assert_eq!(p.stream_stopped_at(), Some(ms(150)));
         // Nothing out, nothing to miss.
-        p.on_data(ms(120), 3);
-        p.on_data(ms(130), 4);
+        p.answer(ms(120), 3);
+        p.answer(ms(130), 4);
         assert_eq!(p.stream_stopped_at(), None);
     }
 
@@ -119,18 +129,18 @@ mod timing {
         assert_eq!(p.unanswered_at(), Some(first));
         // An answer after the oldest request left: the path answers, its
         // stream tells the rest (`turn_missed_at`).
-        p.on_data(ms(40), 1);
+        p.answer(ms(40), 1);
         assert_eq!(p.unanswered_at(), None);
         // Requests an answer clocks leave at its instant: nothing has come
         // since they left.
-        p.on_data(ms(50), 2);
+        p.answer(ms(50), 2);
         p.request(ms(50), 2000, 3000, 0);
         assert_eq!(
             p.unanswered_at(),
             Some(ms(50) + p.srtt().unwrap() + p.answers.slack())
         );
         // Nothing out, nothing to wait for.
-        p.on_data(ms(80), 3);
+        p.answer(ms(80), 3);
         assert_eq!(p.unanswered_at(), None);
     }
 
@@ -143,7 +153,7 @@ mod timing {
         // Answers 10 ms apart but for one pause of 60 ms (a radio link's
         // stall) while the requests were in the stream.
         for (k, t) in [(1, 100), (2, 110), (3, 120), (4, 180), (5, 190), (6, 200)] {
-            p.on_data(ms(t), k);
+            p.answer(ms(t), k);
         }
         // The seventh (sent at 22 ms) misses its turn only after twice
         // that pause, not four answer intervals.
@@ -156,8 +166,8 @@ mod timing {
         p.request(ms(10), 0, 1000, 0);
         p.request(ms(20), 1000, 2000, 0);
         p.request(ms(30), 2000, 3000, 0);
-        p.on_data(ms(100), 2);
-        p.on_data(ms(110), 3);
+        p.answer(ms(100), 2);
+        p.answer(ms(110), 3);
         // The request sent at 10 ms was passed by two sent after it: lost
         // or reordered, not queued.
         assert_eq!(p.answer_expected(ms(110), ms(10)), None);
@@ -177,8 +187,8 @@ mod timing {
         assert!(!p.slot_at_next_answer(ms(10)));
         // Two answers 2 ms apart over the handshake's 10 ms round trip;
         // the window is filled again.
-        p.on_data(ms(20), 1);
-        p.on_data(ms(22), 2);
+        p.answer(ms(20), 1);
+        p.answer(ms(22), 2);
         fill(&mut p, ms(22));
         assert!(p.in_flight() > 0 && p.in_flight() <= p.window());
         // Answering at its pace: the next answer opens a slot.
@@ -194,8 +204,8 @@ mod timing {
         for k in 0..10 {
             p.request(ms(10), k * 1000, (k + 1) * 1000, 0);
         }
-        p.on_data(ms(100), 1);
-        p.on_data(ms(110), 2);
+        p.answer(ms(100), 1);
+        p.answer(ms(110), 2);
         // The path goes dark: the rest is given up at the timeout, and
         // nothing of it ever comes.
         p.handle_timeout(ms(2_000));
@@ -229,7 +239,7 @@ mod outage {
             t += 100;
             let out: Vec<u64> = p.locals();
             for l in out {
-                p.on_data(ms(t), (l + 1) as u32);
+                p.answer(ms(t), (l + 1) as u32);
             }
         }
         (p, next, t)
@@ -328,7 +338,7 @@ mod outage {
         let timer = p.poll_timeout().unwrap().as_nanos() / 1_000_000;
         assert!(timer >= t + 10 + 200, "timer at {timer} ms");
         // The probe's answer, should it come, is a late one: no loss, no cut.
-        let late = p.on_data(ms(t + 20), probe as u32 + 1);
+        let late = p.answer(ms(t + 20), probe as u32 + 1);
         assert!(late.lost.is_empty());
         assert_eq!(p.cwnd(), before);
     }
@@ -344,7 +354,7 @@ mod outage {
         next += burst(&mut p, next, t);
         let out: Vec<u64> = p.locals().into_iter().take(1).collect();
         for l in out {
-            p.on_data(ms(t + 100), (l + 1) as u32);
+            p.answer(ms(t + 100), (l + 1) as u32);
         }
         p.pace_opening();
         assert!(!p.is_paced());
@@ -353,7 +363,7 @@ mod outage {
         // for came at last: paced, not all at once.
         let out: Vec<u64> = p.locals();
         for l in out {
-            p.on_data(ms(t + 200), (l + 1) as u32);
+            p.answer(ms(t + 200), (l + 1) as u32);
         }
         p.pace_opening();
         assert!(p.is_paced());
@@ -391,7 +401,7 @@ mod cap {
                 next += 1;
             }
             if let Some(&oldest) = p.locals().first() {
-                p.on_data(ms(t), (oldest + 1) as u32);
+                p.answer(ms(t), (oldest + 1) as u32);
             }
         }
         (next, t)
@@ -412,7 +422,7 @@ mod cap {
         // The oldest outstanding request is lost: three later ones answer.
         let lost = p.locals()[0];
         for k in 1..=3 {
-            p.on_data(ms(t + k), (lost + 1 + k) as u32);
+            p.answer(ms(t + k), (lost + 1 + k) as u32);
         }
         assert_eq!(p.recoveries, 1);
         assert_eq!(p.cwnd(), 10 * MSS, "halved from the window, not the cap");
@@ -432,7 +442,7 @@ mod cap {
             for _ in 0..10 {
                 match p.requests.by_local().first_key_value() {
                     Some((&oldest, r)) if r.sent_at + Duration::from_millis(10) <= ms(now) => {
-                        p.on_data(ms(now), (oldest + 1) as u32);
+                        p.answer(ms(now), (oldest + 1) as u32);
                     }
                     _ => break,
                 }
@@ -563,7 +573,7 @@ mod handshake {
         }
         // Answers 100 ms after asking, 5 ms apart.
         for k in 1..=4 {
-            p.on_data(ms(115 + 5 * u64::from(k)), k);
+            p.answer(ms(115 + 5 * u64::from(k)), k);
         }
         let srtt = p.srtt().unwrap();
         let slack = Duration::from_millis(20).max(srtt.div(4));
@@ -574,8 +584,8 @@ mod handshake {
         // round trip only once the older requests are answered.
         p.request(ms(135), 6000, 7000, 0);
         assert_eq!(p.silent_at().unwrap().0, at);
-        p.on_data(ms(140), 5);
-        p.on_data(ms(145), 6);
+        p.answer(ms(140), 5);
+        p.answer(ms(145), 6);
         let (later, _) = p.silent_at().unwrap();
         assert!(later > at && later >= ms(135) + p.srtt().unwrap());
     }

@@ -166,6 +166,17 @@ impl Scheduler {
         self.bound.get(&start)
     }
 
+    /// Every outstanding request, by segment start.
+    pub fn bindings(&self) -> impl Iterator<Item = (u64, &Binding)> {
+        self.bound.iter().map(|(&s, b)| (s, b))
+    }
+
+    /// True when the segment at `start` waits for a pipe: below the
+    /// frontier and pending, or at or above the frontier.
+    pub fn is_pending(&self, start: u64) -> bool {
+        start >= self.frontier || self.pending.contains(&start)
+    }
+
     /// Records the request for `start`.
     fn bind(&mut self, start: u64, b: Binding) {
         if let Some(old) = self.bound.insert(start, b) {
