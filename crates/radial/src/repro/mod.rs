@@ -599,7 +599,7 @@ pub fn repro(which: &str, out: &Path, jobs_flag: Option<usize>) -> Result<(), Cl
                     .chain(GROUPS.iter().map(|g| g.0))
                     .collect();
                 return Err(CliError::Input(format!(
-                    "unknown figure `{which}` (known: {}, all, stress, league)",
+                    "unknown figure `{which}` (known: {}, all, stress, league, ablation)",
                     names.join(", ")
                 )));
             }
