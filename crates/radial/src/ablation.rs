@@ -128,7 +128,7 @@ fn run_variant(v: &Variant, jobs: usize, labels: &mut Vec<String>) -> Result<Out
 }
 
 const INTRO: &str = "# Results: what each of R²CP's rules is worth\n\n\
-Written by `radial repro ablation --out docs/results`. R²CP's engine runs \
+Written by `radial repro ablation` (into `radial-out/results/`; `--out docs/results` updates this page). R²CP's engine runs \
 with every rule beyond the paper on (`r2cp`), with each switched off alone, \
 and with none (`r2cp-paper`), on the stress classes of `scenarios/stress/` \
 and on the aggregation grids of the league (`scenarios/league/`). The rules \
@@ -148,7 +148,7 @@ pub fn run(out: &Path, jobs: usize) -> Result<bool, CliError> {
     league_table(&mut md, &variants, &outcomes, &labels);
     stress_table(&mut md, &variants, &outcomes);
     worth(&mut md, &variants, &outcomes);
-    std::fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
+    crate::error::out_dir(out)?;
     let page = out.join("ablation.md");
     std::fs::write(&page, &md).map_err(|e| io_err(&page, e))?;
     print!("{md}");

@@ -14,7 +14,7 @@ use std::path::Path;
 use radial_sim::metrics::PipePoint;
 use radial_sim::Scenario;
 
-use crate::error::{io_err, CliError};
+use crate::error::CliError;
 use crate::options::jobs;
 use crate::plot::{line_plot_with, protocol_color, Decor, Figure, Series, Style};
 use crate::run::write;
@@ -76,7 +76,7 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
         sc.points().len() * sc.seeds.len()
     );
     let results = run_sweep(&sc, jobs(jobs_flag), "demo")?;
-    std::fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
+    crate::error::out_dir(out)?;
     write(&out.join("results.csv"), &results_csv(&sc, &results))?;
 
     let mut md = String::new();

@@ -125,13 +125,33 @@ pub fn load(file: &Path) -> Result<Emulation, CliError> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| CliError::Input(format!("{}: {e}", file.display())))?;
     let bad = |m: String| CliError::Input(format!("{}: {m}", file.display()));
-    let f: EmuFile = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    // `file:line: key `k`: message`, as scenario files say it.
+    let at = |key: String, m: String| {
+        let line = key_line(&text, &key).map_or(String::new(), |l| format!(":{l}"));
+        CliError::Input(format!("{}{line}: key `{key}`: {m}", file.display()))
+    };
+    let f: EmuFile = toml::from_str(&text).map_err(|e| {
+        // The line the error points at, and the key written on it.
+        let at = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count());
+        let line = at.map_or(String::new(), |n| format!(":{}", n + 1));
+        let key = at
+            .and_then(|n| text.lines().nth(n))
+            .and_then(|l| l.split_once('='))
+            .map_or(String::new(), |(k, _)| format!(" key `{}`:", k.trim()));
+        CliError::Input(format!(
+            "{}{line}:{key} {}",
+            file.display(),
+            e.message().trim()
+        ))
+    })?;
     let server = f
         .server
         .as_ref()
         .map(|s| {
             s.parse::<SocketAddr>()
-                .map_err(|_| bad(format!("key `server`: `{s}` is not IP:PORT")))
+                .map_err(|_| at("server".into(), format!("`{s}` is not IP:PORT")))
         })
         .transpose()?;
     if f.paths.is_empty() {
@@ -145,11 +165,16 @@ pub fn load(file: &Path) -> Result<Emulation, CliError> {
             .map(|f| {
                 f.parse::<SocketAddr>()
                     .or_else(|_| f.parse::<IpAddr>().map(|ip| SocketAddr::new(ip, 0)))
-                    .map_err(|_| bad(format!("key `path[{i}].front`: `{f}` is not an IP address")))
+                    .map_err(|_| {
+                        at(
+                            format!("path[{i}].front"),
+                            format!("`{f}` is not an IP address"),
+                        )
+                    })
             })
             .transpose()?;
         if p.queue.is_some_and(|q| q < 2) {
-            return Err(bad(format!("key `path[{i}].queue`: must be at least 2 packets (a limit of N holds N - 1 waiting packets plus the one on the wire, as in scenario files)")));
+            return Err(at(format!("path[{i}].queue"), "must be at least 2 packets (a limit of N holds N - 1 waiting packets plus the one on the wire, as in scenario files)".into()));
         }
         // The loss of a scenario's link from the server (forward, the path's
         // `down`) to the client (reverse, `up`), checked by the same code.
@@ -184,17 +209,26 @@ pub fn load(file: &Path) -> Result<Emulation, CliError> {
     let mut schedule = Vec::new();
     for (i, s) in f.schedule.iter().enumerate() {
         if s.path >= paths.len() {
-            return Err(bad(format!("key `schedule[{i}].path`: no path {}", s.path)));
+            return Err(at(
+                format!("schedule[{i}].path"),
+                format!("no path {}", s.path),
+            ));
         }
         let c = match (s.action.as_str(), s.rate) {
             ("down", None) => EmuCommand::SetUp(s.path, false),
             ("up", None) => EmuCommand::SetUp(s.path, true),
             ("rate", Some(r)) => EmuCommand::SetRate(s.path, r.0.bps()),
-            ("rate", None) => return Err(bad(format!("key `schedule[{i}].rate`: action `rate` needs `rate`"))),
+            ("rate", None) => {
+                return Err(at(
+                    format!("schedule[{i}].rate"),
+                    "action `rate` needs `rate`".into(),
+                ))
+            }
             (a, _) => {
-                return Err(bad(format!(
-                    "key `schedule[{i}].action`: `{a}` (known: down, up, rate; `rate` only with action `rate`)"
-                )))
+                return Err(at(
+                    format!("schedule[{i}].action"),
+                    format!("`{a}` (known: down, up, rate; `rate` only with action `rate`)"),
+                ))
             }
         };
         schedule.push((duration(s.at), c));
@@ -356,5 +390,62 @@ action = "down"
             };
             assert!(m.contains(key), "{key}: {m}");
         }
+    }
+}
+
+/// The line of `key` (`server`, `path[2].rate`, `schedule[0].at`) in an
+/// emulation file: a top-level key before the first table, or a key of
+/// the N-th `[[table]]` (that table's header when the key is absent).
+fn key_line(text: &str, key: &str) -> Option<usize> {
+    let (table, index, name) = match key.split_once('.') {
+        Some((t, name)) => {
+            let (t, i) = t.split_once('[')?;
+            (
+                Some(t),
+                i.trim_end_matches(']').parse::<usize>().ok()?,
+                name,
+            )
+        }
+        None => (None, 0, key),
+    };
+    let header = table.map(|t| format!("[[{t}]]"));
+    // Headers of `table` seen so far, and whether the line is in the N-th.
+    let (mut count, mut inside, mut header_line) = (0, table.is_none(), None);
+    for (n, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.starts_with('[') {
+            table?;
+            inside = header.as_deref() == Some(l) && count == index;
+            if header.as_deref() == Some(l) {
+                if inside {
+                    header_line = Some(n + 1);
+                }
+                count += 1;
+            }
+            continue;
+        }
+        let is_key = l
+            .strip_prefix(name)
+            .is_some_and(|rest| rest.trim_start().starts_with('='));
+        if inside && is_key {
+            return Some(n + 1);
+        }
+    }
+    header_line
+}
+
+#[cfg(test)]
+mod key_lines {
+    use super::key_line;
+
+    #[test]
+    fn keys_are_found_in_their_table() {
+        let text = "server = \"127.0.0.1:1\"\n[[path]]\nrate = \"1Mbit/s\"\n\n[[path]]\ndelay = \"1ms\"\nrate = \"2Mbit/s\"\n[[schedule]]\nat = \"1s\"\n";
+        assert_eq!(key_line(text, "server"), Some(1));
+        assert_eq!(key_line(text, "path[0].rate"), Some(3));
+        assert_eq!(key_line(text, "path[1].rate"), Some(7));
+        assert_eq!(key_line(text, "path[1].queue"), Some(5));
+        assert_eq!(key_line(text, "schedule[0].rate"), Some(8));
+        assert_eq!(key_line(text, "path[2].rate"), None);
     }
 }

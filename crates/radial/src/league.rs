@@ -10,6 +10,7 @@ use std::path::Path;
 
 use radial_sim::Scenario;
 
+use crate::bound::{self, BufferRow};
 use crate::error::{io_err, CliError};
 use crate::plot::{line_plot, Figure, Series};
 use crate::stress::{write_checks, Check};
@@ -82,11 +83,15 @@ const PROTOCOLS: [&str; 8] = [
 /// Ours: the receiver-centric protocols.
 const OURS: [&str; 2] = ["r2cp", "r2cp-coupled"];
 
+/// The multipath peers R²CP is to lead: every scheme whose sender names
+/// the segments each path carries.
+const PEERS: [&str; 4] = ["ptcp", "mptcp-lia", "mptcp-olia", "prism"];
+
 pub(crate) fn param(r: &RunResult, name: &str) -> String {
     r.point.text(name).unwrap_or_default()
 }
 
-fn reliable_goodput(r: &RunResult) -> f64 {
+pub(crate) fn reliable_goodput(r: &RunResult) -> f64 {
     r.summary
         .flows
         .iter()
@@ -249,8 +254,59 @@ fn checks(columns: &[Column], shared: &Column) -> Vec<Check> {
     out
 }
 
+/// Whether `r2cp` leads every peer, and where it does not, whether the
+/// peer is past what the buffer allows a receiver-named scheme.
+fn lead_checks(columns: &[Column], rows: &[BufferRow]) -> Vec<Check> {
+    let mut behind = Vec::new();
+    let mut inside = Vec::new();
+    for c in columns {
+        let Some(&ours) = c.values.get("r2cp") else {
+            continue;
+        };
+        let row = rows.iter().find(|r| r.label == c.label);
+        for p in PEERS {
+            let Some(&v) = c.values.get(p) else { continue };
+            if v <= ours {
+                continue;
+            }
+            behind.push(format!("{} (`{p}` {v:.3}, `r2cp` {ours:.3})", c.label));
+            if let Some(row) = row {
+                let measured = row.measured.get(p).copied().unwrap_or(0.0);
+                if measured <= row.receiver {
+                    inside.push(format!(
+                        "{}: `{p}` {measured:.1} Mbit/s, receiver-named bound {:.1}",
+                        c.label, row.receiver
+                    ));
+                }
+            }
+        }
+    }
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join("; ")
+        }
+    };
+    vec![
+        Check {
+            what: format!(
+                "`r2cp` at or ahead of every sender-side peer ({}) in every column",
+                PEERS.map(|p| format!("`{p}`")).join(", ")
+            ),
+            holds: behind.is_empty(),
+            detail: format!("behind in: {}", list(&behind)),
+        },
+        Check {
+            what: "where `r2cp` is behind a peer, the peer delivers more than the buffer allows any receiver-named scheme (the loss is the naming's, not the engine's)".into(),
+            holds: inside.is_empty(),
+            detail: format!("peers ahead within the bound: {}", list(&inside)),
+        },
+    ]
+}
+
 /// Where ours is best and worst, and where it loses to MPTCP.
-fn standings(md: &mut String, columns: &[Column]) {
+fn standings(md: &mut String, columns: &[Column], rows: &[BufferRow]) {
     for ours in OURS {
         let mut vals: Vec<(&str, f64)> = columns
             .iter()
@@ -292,6 +348,17 @@ fn standings(md: &mut String, columns: &[Column]) {
                 100.0 * ours,
                 100.0 * mptcp
             );
+        }
+        if let Some(row) = rows.iter().find(|r| r.label == c.label) {
+            if let Some((p, v)) = bound::best_peer(row, &PEERS) {
+                if v > row.receiver && c.values.get(p).copied().unwrap_or(0.0) > ours {
+                    let _ = write!(
+                        md,
+                        "; `{p}`'s {v:.1} Mbit/s is past the {:.1} Mbit/s the buffer allows a receiver-named scheme",
+                        row.receiver
+                    );
+                }
+            }
         }
         md.push_str(".\n");
     }
@@ -343,7 +410,7 @@ fn cost_table(md: &mut String, columns: &[Column]) {
 }
 
 const INTRO: &str = "# Results: the aggregation league\n\n\
-Written by `radial repro league --out docs/results` from the scenarios in \
+Written by `radial repro league` (into `radial-out/results/`; `--out docs/results` updates this page) from the scenarios in \
 `scenarios/league/`. Every multipath protocol Radial has runs on the same \
 paths from one server: R²CP (`r2cp`, ranked scheduling; `r2cp-coupled`, \
 with LIA's coupled increase computed at the receiver; `r2cp-s`, first come \
@@ -368,6 +435,7 @@ in PRISM's own topology).\n\n";
 /// into `out`. Returns whether every check holds.
 pub fn run(out: &Path, jobs: usize) -> Result<bool, CliError> {
     let mut columns = Vec::new();
+    let mut rows = Vec::new();
     let mut legend = String::new();
     for case in &AGGREGATION {
         let sc = Scenario::parse(case.path, case.scenario)?;
@@ -378,6 +446,7 @@ pub fn run(out: &Path, jobs: usize) -> Result<bool, CliError> {
             case.label, case.about, case.path
         );
         columns.extend(aggregation_columns(case, &results));
+        rows.extend(bound::rows(case, &sc, &results));
     }
     let sc = Scenario::parse(SHARED.path, SHARED.scenario)?;
     let shared = shared_column(&run_sweep(&sc, jobs, SHARED.path)?);
@@ -391,7 +460,10 @@ pub fn run(out: &Path, jobs: usize) -> Result<bool, CliError> {
     md.push_str("## Goodput / Ideal\n\n");
     table(&mut md, &columns, &PROTOCOLS);
     md.push_str(&legend);
-    md.push_str("\n![league](league.png)\n\n## Share of a shared bottleneck\n\n");
+    md.push_str("\n![league](league.png)\n\n## What the buffer allows\n\n");
+    md.push_str(BUFFER);
+    bound::table(&mut md, &rows, &PEERS);
+    md.push_str("## Share of a shared bottleneck\n\n");
     let mut with_reference = PROTOCOLS.to_vec();
     with_reference.push("tcp-sack");
     table(&mut md, std::slice::from_ref(&shared), &with_reference);
@@ -399,13 +471,14 @@ pub fn run(out: &Path, jobs: usize) -> Result<bool, CliError> {
     md.push_str("## What it cost\n\n");
     cost_table(&mut md, &columns);
     md.push_str("## Standings\n\n");
-    standings(&mut md, &columns);
+    standings(&mut md, &columns, &rows);
     md.push_str(NOTES);
     md.push_str("\n## Checks\n\n");
-    let checks = checks(&columns, &shared);
+    let mut checks = checks(&columns, &shared);
+    checks.extend(lead_checks(&columns, &rows));
     write_checks(&mut md, &checks);
 
-    std::fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
+    crate::error::out_dir(out)?;
     let series: Vec<Series> = PROTOCOLS
         .iter()
         .map(|p| Series {
@@ -433,54 +506,56 @@ pub fn run(out: &Path, jobs: usize) -> Result<bool, CliError> {
     Ok(checks.iter().all(|c| c.holds))
 }
 
-/// Why the standings are what they are, from the runs behind them.
+/// What the buffer section's models are.
+const BUFFER: &str = "\
+A receive buffer of `B` bytes caps how far the stream may run ahead of \
+its next in-order byte. A segment whose place in the stream is fixed a \
+time `D` before it arrives holds that byte back until then, so a path set \
+used without pause cannot deliver more than `B / D`. A receiver names a \
+segment when its request leaves, a full round trip of its path before the \
+segment lands; a sender names it when it sends, one way before it lands, \
+against the window it learnt over the quickest path. Each bound is the \
+best over every set of paths (a scheme may leave a slow path idle) of the \
+smaller of the set's summed rates and `B / D` for its slowest path. The \
+models count link rates and propagation delays alone (no headers, \
+queueing, losses or cross traffic), computed from each run's own \
+topology by `radial repro league`; measurements are goodput in Mbit/s, \
+means over the grid and the seeds. Where a sender-side peer delivers more \
+than the receiver-named bound, no receiver-named scheduler can match it \
+with that buffer: the scheme, not the engine, sets the limit.\n\n";
+
+/// Why the standings are what they are, from the mechanisms behind them.
 const NOTES: &str = "\
-**Where and why R²CP loses to MPTCP.** Only at the small buffers (a \
-quarter of 2 × Σ bandwidth × the largest round trip), where pTCP leads \
-both of them on two 20 Mbit/s paths (82 % of Ideal against MPTCP's 71 % \
-and R²CP's 53 %). R²CP's pipes no longer time out there (none per run on \
-the Figure 9 grids and on the two 20 Mbit/s paths, where they timed out \
-two to four times before the queue cap and the paced requests, \
-docs/protocols.md); what is left is a choice. The rank freezes the slow \
-pipe whenever its segment would land past what the quick pipe fetches \
-while that segment travels (R²CP's guard against running below its best \
-path), so with a buffer a quarter of what both paths need R²CP runs on \
-little more than the quick path, where the sender-side engines take a \
-share of the slow path at the price of some head-of-line blocking. At \
-2 × Σ bandwidth × RTT and above, `r2cp` is at Ideal on every grid and \
-leads most over the three paths with Gilbert-Elliott channels, where \
-MPTCP's subflows and pTCP's pipes time out 21 to 26 times per run against \
-R²CP's pipes' 1 to 3.\n\n\
+**Where and why R²CP loses to the sender-side peers.** Only at the short \
+buffers (a quarter of 2 × Σ bandwidth × the largest round trip). R²CP's \
+rank freezes the slow pipe whenever its segment would land past what the \
+quick pipe fetches while that segment travels (its guard against running \
+below its best path); with a buffer a quarter of what both paths need, \
+the section above shows what is left: a receiver that names a slow \
+path's segment a slow round trip before it lands can add little to the \
+quick path, where a sender names it one way before it lands. At \
+2 × Σ bandwidth × RTT and above, `r2cp` is at Ideal on every grid; over \
+the three paths with Gilbert-Elliott channels the sender-side engines' \
+subflows time out far more often than R²CP's pipes (the cost table).\n\n\
 **Other things the table shows.** `apps` leads at the smallest buffers \
 because each of its RCP connections has a receive buffer of the full size \
 and the application's resequencing buffer is a third: it holds up to three \
-times what the others may; over the three paths it falls to a quarter of \
-Ideal: round robin gives each path a third of the stream, so the 2 Mbit/s \
-cellular path sets the pace. `mptcp-olia` \
-falls to 75 % on two 20 Mbit/s paths with the largest buffer: OLIA moves \
-window from the path with the largest window (the 120 ms one) to the \
-presumed best path (the largest ℓ / rtt², the 20 ms one), which its own \
-link already fills. At the large buffers `r2cp-coupled` is within 2 % of `r2cp` on two paths \
-and on Figure 9(b)'s grid (and at Ideal on both Figure 9 grids with the \
-paper's 256 segments, docs/results/r2cp.md), but at 80 % over the three \
-lossy paths: LIA moves traffic away from the paths that lose more, by \
-design (RFC 6356's third goal), which on disjoint paths leaves capacity \
-unused.\n\n\
-**PRISM.** It leads on Figure 9(b)'s grid with 105 segments (99 % of \
-Ideal, `r2cp` 79 %) and on Figure 9(a)'s with 19 (69 %, `r2cp` 61 %), and \
-is level with `r2cp` on Figure 9(a)'s with 75 (100 %): one sender window \
-over both paths, given to them by ADAS in proportion to their bandwidth, \
-brings the segments nearly in order, so the receive buffer never waits \
-behind a slow path's head of line, and it had no timeout there. R²CP \
-loses to it there for the reason it loses to MPTCP: with a buffer that \
-short, its rank keeps the slow pipe frozen rather than hold up the quick \
-one. PRISM \
-falls behind wherever one window is the wrong tool: 86 % on two \
-20 Mbit/s paths (a single Reno-like sawtooth across both paths, cut by a \
-quarter at each loss on a 100-packet queue and regrown one segment per \
-round trip) and 15–19 % over the three lossy paths: every Gilbert-Elliott \
-burst on the WLAN cuts the whole connection's window (to 71 %), about 55 \
-times per run, and the window never grows back to what the satellite path \
-alone needs in flight (375 segments). On the shared bottleneck it takes one \
-TCP's share (its proxy is behind the bottleneck, so TCP-PRISM answers \
-those losses as TCP does).\n";
+times what the others may; over the three paths it falls far: round robin \
+gives each path a third of the stream, so the slowest path sets the pace. \
+`mptcp-olia` trails on two 20 Mbit/s paths with the largest buffer: OLIA \
+moves window from the path with the largest window (the long one) to the \
+presumed best path (the largest ℓ / rtt², the short one), which its own \
+link already fills. `r2cp-coupled` is level with `r2cp` on two paths and \
+the Figure 9 grids but trails over the three lossy paths: LIA moves \
+traffic away from the paths that lose more, by design (RFC 6356's third \
+goal), which on disjoint paths leaves capacity unused.\n\n\
+**PRISM.** One sender window over both paths, given to them by ADAS in \
+proportion to their bandwidth, brings the segments nearly in order, so \
+the receive buffer never waits behind a slow path's head of line: it \
+leads where the buffer is short and the paths alike. It falls behind \
+wherever one window is the wrong tool: on two 20 Mbit/s paths a single \
+Reno-like sawtooth spans both paths, and over the three lossy paths every \
+Gilbert-Elliott burst on the WLAN cuts the whole connection's window, \
+which never grows back to what the satellite path alone needs in flight. \
+On the shared bottleneck it takes one TCP's share (its proxy is behind \
+the bottleneck, so TCP-PRISM answers those losses as TCP does).\n";

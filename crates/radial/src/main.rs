@@ -4,6 +4,7 @@
 mod ablation;
 mod bench;
 mod bench_scaling;
+mod bound;
 mod cli;
 mod demo;
 mod emulate;

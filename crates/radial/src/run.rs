@@ -23,7 +23,7 @@ pub fn run(
     let spec = sc.build(&point, seed)?;
     let names: Vec<String> = spec.flows.iter().map(|f| f.name.clone()).collect();
     let (scenario_links, snaplen) = (spec.pcap.clone(), spec.snaplen);
-    std::fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
+    crate::error::out_dir(out)?;
     let mut sim = Simulator::new(spec);
     let captures = capture_links(&mut sim, &scenario_links, pcap, snaplen, out)?;
     let started = WallClock::now();
@@ -46,16 +46,7 @@ pub fn run(
     });
     write(&out.join("timing.json"), &(timing.to_string() + "\n"))?;
     println!("{} seed {}{}", sc.name, seed, describe_point(&point));
-    println!(
-        "{:<10} {:<12} {:>12} {:>10} {:>8}",
-        "flow", "protocol", "goodput Mb/s", "rexmits", "RTOs"
-    );
-    for f in &output.summary.flows {
-        println!(
-            "{:<10} {:<12} {:>12.4} {:>10} {:>8}",
-            f.name, f.protocol, f.goodput_mbps, f.retransmits, f.timeouts
-        );
-    }
+    print!("{}", flow_table(&output.summary.flows));
     for (c, path) in output.captures.iter().zip(&captures) {
         match &c.error {
             None => println!(
@@ -128,4 +119,28 @@ pub fn describe_point(p: &radial_sim::scenario::Point) -> String {
 
 pub fn write(path: &Path, text: &str) -> Result<(), CliError> {
     std::fs::write(path, text).map_err(|e| io_err(path, e))
+}
+
+/// The terminal's table of flows. Goodput is over the scenario's duration;
+/// a finite transfer also shows when it completed and its goodput over its
+/// own time (from its start to its last byte).
+fn flow_table(flows: &[radial_sim::metrics::FlowReport]) -> String {
+    let mut t = format!(
+        "{:<10} {:<12} {:>12} {:>8} {:>13} {:>10} {:>8}\n",
+        "flow", "protocol", "goodput Mb/s", "done s", "transfer Mb/s", "rexmits", "RTOs"
+    );
+    for f in flows {
+        let (done, transfer) = match f.completion_time_s {
+            Some(c) if c > 0.0 => (
+                format!("{c:.3}"),
+                format!("{:.4}", f.bytes_delivered as f64 * 8.0 / c / 1e6),
+            ),
+            _ => ("—".into(), "—".into()),
+        };
+        t.push_str(&format!(
+            "{:<10} {:<12} {:>12.4} {:>8} {:>13} {:>10} {:>8}\n",
+            f.name, f.protocol, f.goodput_mbps, done, transfer, f.retransmits, f.timeouts
+        ));
+    }
+    t
 }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{io_err, CliError};
+use crate::error::CliError;
 use crate::run::write;
 use crate::sweep::{render, Row};
 
@@ -104,7 +104,7 @@ pub fn merge(inputs: &[PathBuf]) -> Result<String, CliError> {
     for input in inputs {
         if input.is_dir() {
             let mut found: Vec<PathBuf> = std::fs::read_dir(input)
-                .map_err(|e| io_err(input, e))?
+                .map_err(|e| crate::error::input_err(input, e))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| {
                     p.file_name()
@@ -120,7 +120,7 @@ pub fn merge(inputs: &[PathBuf]) -> Result<String, CliError> {
     }
     let mut shards = Vec::new();
     for f in &files {
-        let text = std::fs::read_to_string(f).map_err(|e| io_err(f, e))?;
+        let text = std::fs::read_to_string(f).map_err(|e| crate::error::input_err(f, e))?;
         let s: ShardFile = serde_json::from_str(&text).map_err(|e| {
             CliError::Input(format!(
                 "{}: not a shard file of `radial sweep --shard`: {e}",
@@ -200,7 +200,7 @@ fn join(shards: Vec<(PathBuf, ShardFile)>) -> Result<String, CliError> {
 /// `radial merge`: writes the joined `results.csv` into `out`.
 pub fn merge_cmd(inputs: &[PathBuf], out: &Path) -> Result<(), CliError> {
     let csv = merge(inputs)?;
-    std::fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
+    crate::error::out_dir(out)?;
     let path = out.join("results.csv");
     write(&path, &csv)?;
     println!("wrote {}", path.display());

@@ -10,7 +10,7 @@ use radial_sim::Scenario;
 
 pub use radial_sim::batch::{render, results_csv, rows, run_tasks_adjusted, tasks, Row, RunResult};
 
-use crate::error::{io_err, CliError};
+use crate::error::CliError;
 use crate::options::jobs;
 use crate::run::write;
 use crate::shard::{Shard, ShardFile};
@@ -101,7 +101,7 @@ pub fn sweep_cmd(
         }
     }
     let results = run_share(&sc, jobs(jobs_flag), &sc.name, shard)?;
-    std::fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
+    crate::error::out_dir(out)?;
     let written = match shard {
         None => {
             let path = out.join("results.csv");

@@ -832,3 +832,110 @@ fn a_bad_shard_exits_2() {
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("--shard"));
 }
+
+#[test]
+fn inputs_and_output_directories_that_cannot_be_used_exit_2() {
+    let dir = temp_dir("exit2");
+    let missing = dir.join("nonexistent");
+    let out = radial(&[
+        "merge",
+        missing.to_str().unwrap(),
+        "--out",
+        dir.join("m").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nonexistent"));
+
+    let path = write_scenario(&dir, "good.toml", GOOD);
+    // A directory under a regular file cannot be made, whoever runs this.
+    let blocker = write_scenario(&dir, "file", "");
+    let out = radial(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        blocker.join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("output directory"), "{err}");
+
+    for cmd in [
+        &["demo", "--jobs", "0"][..],
+        &["sweep", path.to_str().unwrap(), "--jobs", "0"],
+    ] {
+        let out = radial(cmd);
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("at least 1"));
+    }
+}
+
+#[test]
+fn a_finite_transfer_shows_when_it_completed_and_its_own_goodput() {
+    let dir = temp_dir("finite");
+    let scenario = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/trace/wlan-cellular.toml"
+    );
+    let out = radial(&["run", scenario, "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    for flow in summary["flows"].as_array().unwrap() {
+        let name = flow["name"].as_str().unwrap();
+        let done = flow["completion_time_s"]
+            .as_f64()
+            .expect("the transfer completes");
+        let bytes = flow["bytes_delivered"].as_f64().unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no line for {name}: {text}"));
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        // flow, protocol, goodput over the duration, done, transfer goodput.
+        let shown_done: f64 = cells[3].parse().unwrap();
+        let shown_rate: f64 = cells[4].parse().unwrap();
+        assert!((shown_done - done).abs() < 1e-3, "{line}");
+        let rate = bytes * 8.0 / done / 1e6;
+        assert!((shown_rate - rate).abs() < 1e-3 * rate.max(1.0), "{line}");
+        // Over its own time, a transfer that finished early is faster than
+        // over the whole scenario.
+        assert!(shown_rate > cells[2].parse::<f64>().unwrap(), "{line}");
+    }
+}
+
+#[test]
+fn file_errors_name_no_key_and_unknown_names_list_the_known_ones() {
+    let dir = temp_dir("errs");
+    let missing = dir.join("missing.toml");
+    let out = radial(&["run", missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("missing.toml: cannot read"), "{err}");
+    assert!(!err.contains("key"), "{err}");
+
+    let bad = write_scenario(&dir, "bad.toml", "[scenario]\nname = \"x\n");
+    let err = String::from_utf8_lossy(&radial(&["run", bad.to_str().unwrap()]).stderr).to_string();
+    assert!(
+        err.contains("bad.toml:2: ") && !err.contains("key"),
+        "{err}"
+    );
+
+    let league = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scenarios/league/two-paths.toml"
+    );
+    let out = dir.join("o");
+    let run = |set: &str| {
+        let o = radial(&["run", league, "--set", set, "--out", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{set}");
+        String::from_utf8_lossy(&o.stderr).to_string()
+    };
+    let err = run("nope=1");
+    assert!(
+        err.contains("known: protocol, n_agg, n_alone, n_prism, window"),
+        "{err}"
+    );
+    let err = run("n_agg=5");
+    assert!(err.contains("listed values (0, 1"), "{err}");
+}

@@ -59,14 +59,16 @@ pub struct ScenarioError {
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(l) => write!(
-                f,
-                "{}:{}: key `{}`: {}",
-                self.file, l, self.key, self.message
-            ),
-            None => write!(f, "{}: key `{}`: {}", self.file, self.key, self.message),
+        write!(f, "{}", self.file)?;
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
         }
+        // Errors of the whole file (it cannot be read, or is not TOML)
+        // name no key.
+        if !self.key.is_empty() && self.key != "-" {
+            write!(f, ": key `{}`", self.key)?;
+        }
+        write!(f, ": {}", self.message)
     }
 }
 

@@ -155,7 +155,7 @@ impl Scenario {
         // The group partners first, so an explicit value always wins.
         for (k, v) in overrides {
             let Some((_, values)) = self.params.iter().find(|(n, _)| n == k) else {
-                return Err(err(k, "no such sweep parameter".into()));
+                return Err(err(k, self.unknown_parameter()));
             };
             let Some(group) = self.zip.iter().find(|g| g.contains(k)) else {
                 continue;
@@ -174,9 +174,10 @@ impl Scenario {
                         return Err(err(
                             k,
                             format!(
-                                "`{v}` is not one of its listed values, and it is zipped with \
-                                 `{missing}`: set every parameter of its group ({}) or pick a \
-                                 listed value",
+                                "`{v}` is not one of its listed values ({}), and it is zipped \
+                                 with `{missing}`: set every parameter of its group ({}) or pick \
+                                 a listed value",
+                                values.iter().map(value_text).collect::<Vec<_>>().join(", "),
                                 group.join(", ")
                             ),
                         ));
@@ -188,6 +189,16 @@ impl Scenario {
             set(&mut p, k, value_of(v));
         }
         Ok(p)
+    }
+
+    /// The message for a parameter the scenario does not sweep: which it does.
+    fn unknown_parameter(&self) -> String {
+        if self.params.is_empty() {
+            "no such sweep parameter (this scenario sweeps none)".into()
+        } else {
+            let names: Vec<&str> = self.params.iter().map(|(n, _)| n.as_str()).collect();
+            format!("no such sweep parameter (known: {})", names.join(", "))
+        }
     }
 
     /// Sweeps `name` over `values` instead of the file's list (read as
@@ -210,7 +221,7 @@ impl Scenario {
             ));
         }
         let Some(k) = self.params.iter().position(|(n, _)| n == name) else {
-            return Err(err("no such sweep parameter"));
+            return Err(err(&self.unknown_parameter()));
         };
         let new = values.iter().map(|v| value_of(v)).collect();
         let old = std::mem::replace(&mut self.params[k].1, new);

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use radial_sim::Scenario;
 
-use crate::error::{io_err, CliError};
+use crate::error::CliError;
 use crate::options::jobs;
 use crate::plot::{line_plot, Figure, Series};
 use crate::run::write;
@@ -428,7 +428,7 @@ fn checks_and_notes(md: &mut String, target: &Target, checks: &[Check]) {
     let _ = writeln!(md, "\n**Notes.** {}\n", target.notes);
     let _ = writeln!(
         md,
-        "Reproduce: `radial repro {} --out docs/results`.",
+        "Reproduce: `radial repro {}` (writes `radial-out/results/`; `--out docs/results` updates this page).",
         target.name
     );
 }
@@ -510,7 +510,7 @@ fn run_energy(
 fn run_target(target: &Target, out: &Path, jobs_n: usize) -> Result<bool, CliError> {
     let sc = Scenario::parse(target.path, target.scenario)?;
     let results = run_sweep(&sc, jobs_n, target.name)?;
-    std::fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
+    crate::error::out_dir(out)?;
     if target.kind == Kind::Sequence {
         let (body, holds) = run_sequence(target, &results, sc.seeds[0], out)?;
         publish(target, out, &body)?;
@@ -578,7 +578,9 @@ pub fn repro(which: &str, out: &Path, jobs_flag: Option<usize>) -> Result<(), Cl
             _ => crate::ablation::run(out, jobs(jobs_flag))?,
         };
         if !holds {
-            println!("note: some acceptance checks do not hold; see {which}.md.");
+            return Err(CliError::ChecksFail(format!(
+                "some acceptance checks do not hold; see {which}.md (exit status 3)"
+            )));
         }
         return Ok(());
     }
@@ -610,7 +612,35 @@ pub fn repro(which: &str, out: &Path, jobs_flag: Option<usize>) -> Result<(), Cl
         all_hold &= run_target(t, out, jobs(jobs_flag))?;
     }
     if !all_hold {
-        println!("note: some acceptance checks do not hold; see the sections written above.");
+        return Err(CliError::ChecksFail(
+            "some acceptance checks do not hold; see the sections written above (exit status 3)"
+                .into(),
+        ));
     }
     Ok(())
+}
+
+/// `radial repro --help`'s list: every figure by results page, the groups,
+/// and examples.
+pub fn figure_help() -> String {
+    let mut by_page: Vec<(&str, Vec<&str>)> = Vec::new();
+    for t in targets() {
+        match by_page.iter_mut().find(|(g, _)| *g == t.group) {
+            Some((_, names)) => names.push(t.name),
+            None => by_page.push((t.group, vec![t.name])),
+        }
+    }
+    let mut s = String::from("Figures, by the page they write (OUT/<page>.md):\n");
+    for (page, names) in &by_page {
+        let _ = writeln!(s, "  {page}: {}", names.join(", "));
+    }
+    let groups: Vec<&str> = GROUPS.iter().map(|g| g.0).collect();
+    let _ = write!(
+        s,
+        "Groups: {}, all.\nAlso: stress, league, ablation.\n\n\
+         Examples:\n  radial repro rcp-fig5a\n  radial repro league --jobs 2\n  \
+         radial repro all --out docs/results",
+        groups.join(", ")
+    );
+    s
 }

@@ -17,11 +17,9 @@
 //! arrived, a slow pipe's episode was a round trip shorter than RCP's, and
 //! the rest of a burst of losses (a bursty channel's bad state lasts a
 //! second, two round trips of a satellite path) cut its window a second and
-//! a third time. Over 30 runs of a 10 Mbit/s satellite path with such a
-//! channel beside 2 and 1 Mbit/s terrestrial ones, its pipe carried 1.10
-//! Mbit/s where RCP alone on the path carries 1.42; 1.25 with the episode
-//! as long as RCP's (the rest is the queue cap's and the pacing's: without
-//! them, 1.41).
+//! a third time, so the pipe carried less than RCP alone on its path
+//! would. With the episode as long as RCP's, the pipe answers a burst as
+//! RCP does: one cut.
 
 use std::collections::{BTreeMap, BTreeSet};
 
