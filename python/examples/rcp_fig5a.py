@@ -24,7 +24,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 import radial  # noqa: E402
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "papers" / "rcp-fig5a.toml"
-COLOURS = {"tcp-sack": "#1f77b4", "tcp-eln": "#ff7f0e", "rcp": "#2ca02c", "rcp-eln": "#d62728"}
 # Student's t at 97.5 % for n - 1 degrees of freedom (n seeds, up to 10).
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 
@@ -49,7 +48,7 @@ def main() -> None:
         n = rows["count"].iloc[0]
         half = rows["std"].fillna(0) * T975.get(n - 1, 1.96) / math.sqrt(n) if n > 1 else 0
         ax.errorbar(rows["loss"] * 100, rows["mean"], yerr=half, marker="o", capsize=3,
-                    color=COLOURS.get(protocol), label=protocol)
+                    color=radial.COLOURS.get(protocol), label=protocol)
     ax.set_xscale("log")
     ax.set_xlabel("packet loss rate on the wireless link (%)")
     ax.set_ylabel("goodput (Mbit/s), mean over %d seeds" % len(seeds))

@@ -31,11 +31,15 @@ import pandas as pd
 
 from . import _radial
 
-__all__ = ["Run", "ScenarioError", "run", "sweep", "parameters"]
+__all__ = ["Run", "ScenarioError", "COLOURS", "run", "sweep", "parameters"]
 
 #: A scenario file, parameter or capture Radial cannot run; the message
 #: names the file, line and key. A subclass of ``ValueError``.
-ScenarioError = _radial.RadialScenarioError
+ScenarioError = _radial.ScenarioError
+
+#: Each protocol's colour (``#rrggbb``) in the figures the ``radial``
+#: program draws, for plots that should match them.
+COLOURS: dict = dict(_radial.colours())
 
 Scenario = Union[str, "os.PathLike[str]"]
 
@@ -124,7 +128,11 @@ def sweep(
 
 
 def parameters(scenario: Scenario) -> dict:
-    """The scenario's name, swept parameters (name: list of values, as
-    text) and seeds."""
+    """The scenario's name, swept parameters (name: list of values, numbers
+    as numbers, as a sweep's DataFrame has them) and seeds."""
     name, params, seeds = _radial.describe(_source(scenario))
-    return {"name": name, "params": dict(params), "seeds": list(seeds)}
+    return {
+        "name": name,
+        "params": {n: json.loads(values) for n, values in params},
+        "seeds": list(seeds),
+    }

@@ -12,11 +12,12 @@ use pyo3::prelude::*;
 
 use radial_sim::batch::{results_csv, run_tasks, tasks};
 use radial_sim::metrics::{pipes_csv, series_csv};
-use radial_sim::{Scenario, ScenarioError, Simulator};
+use radial_sim::{Scenario, ScenarioError as SimError, Simulator};
 
+// Named as Python shows it: `radial.ScenarioError`.
 create_exception!(
-    _radial,
-    RadialScenarioError,
+    radial,
+    ScenarioError,
     PyValueError,
     "A scenario file, parameter or capture that Radial cannot run: the message names the file, line and key."
 );
@@ -26,10 +27,10 @@ create_exception!(
 type RunTexts = (String, String, String, Vec<(String, u64)>);
 
 /// A scenario's name, swept parameters with their values as text, seeds.
-type Description = (String, Vec<(String, Vec<String>)>, Vec<u64>);
+type Description = (String, Vec<(String, String)>, Vec<u64>);
 
-fn scenario_error(e: ScenarioError) -> PyErr {
-    RadialScenarioError::new_err(e.to_string())
+fn scenario_error(e: SimError) -> PyErr {
+    ScenarioError::new_err(e.to_string())
 }
 
 /// The scenario of `source`: a file's path, or TOML text (anything with a
@@ -66,7 +67,7 @@ fn run(
     for (link, _) in &pcap {
         if !spec.links.iter().any(|l| &l.name == link) {
             let known: Vec<&str> = spec.links.iter().map(|l| l.name.as_str()).collect();
-            return Err(RadialScenarioError::new_err(format!(
+            return Err(ScenarioError::new_err(format!(
                 "pcap: no link named `{link}` (the scenario's links: {})",
                 known.join(", ")
             )));
@@ -133,8 +134,8 @@ fn sweep(
     Ok(results_csv(&sc, &results))
 }
 
-/// The swept parameters of a scenario and their values (as text), and its
-/// seeds.
+/// The swept parameters of a scenario and their values (each list as JSON,
+/// so numbers stay numbers), and its seeds.
 #[pyfunction]
 fn describe(source: &str) -> PyResult<Description> {
     let sc = load(source)?;
@@ -142,11 +143,20 @@ fn describe(source: &str) -> PyResult<Description> {
         .params
         .iter()
         .map(|(n, vs)| {
-            let text = |v: &toml::Value| v.as_str().map_or_else(|| v.to_string(), String::from);
-            (n.clone(), vs.iter().map(text).collect())
+            let json = serde_json::to_string(vs).unwrap_or_else(|_| "[]".into());
+            (n.clone(), json)
         })
         .collect();
     Ok((sc.name.clone(), params, sc.seeds.clone()))
+}
+
+/// Each protocol's colour in Radial's figures, as `#rrggbb`.
+#[pyfunction]
+fn colours() -> Vec<(String, String)> {
+    radial_sim::metrics::PROTOCOL_COLOURS
+        .iter()
+        .map(|(p, [r, g, b])| (p.to_string(), format!("#{r:02x}{g:02x}{b:02x}")))
+        .collect()
 }
 
 #[pymodule]
@@ -154,9 +164,7 @@ fn _radial(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
-    m.add(
-        "RadialScenarioError",
-        m.py().get_type::<RadialScenarioError>(),
-    )?;
+    m.add_function(wrap_pyfunction!(colours, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     Ok(())
 }

@@ -79,7 +79,7 @@ def test_scenario_text_works_as_a_file_does(tmp_path):
     f = tmp_path / "tiny.toml"
     f.write_text(TINY)
     assert radial.run(TINY, set={"loss": 0.02}).summary == radial.run(f, set={"loss": 0.02}).summary
-    assert radial.parameters(TINY) == {"name": "tiny", "params": {"loss": ["0.0", "0.02"]}, "seeds": [1, 2]}
+    assert radial.parameters(TINY) == {"name": "tiny", "params": {"loss": [0.0, 0.02]}, "seeds": [1, 2]}
 
 
 def test_bad_input_raises_errors_that_name_the_key():
@@ -94,6 +94,8 @@ def test_bad_input_raises_errors_that_name_the_key():
     with pytest.raises(radial.ScenarioError, match="no such sweep parameter"):
         radial.sweep(TINY, params={"rate": [1]})
     assert issubclass(radial.ScenarioError, ValueError)
+    assert radial.ScenarioError.__module__ == "radial"
+    assert radial.ScenarioError.__name__ == "ScenarioError"
 
 
 def test_a_capture_holds_what_crossed_the_link(tmp_path):
@@ -156,3 +158,8 @@ def test_the_example_script_draws_figure_5a(tmp_path):
     assert last[0] == "0.1000"
     rcp, rcp_eln, tcp_eln, tcp_sack = map(float, last[1:])
     assert rcp_eln > 1.5 and tcp_sack < 0.5
+
+
+def test_colours_match_the_programs_figures():
+    assert radial.COLOURS["r2cp"] == "#005ab5"
+    assert all(c.startswith("#") and len(c) == 7 for c in radial.COLOURS.values())

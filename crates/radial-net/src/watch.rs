@@ -111,6 +111,12 @@ pub fn read_commands(
             }
             match parse_command(&line, &known) {
                 Ok(c) => {
+                    // Acknowledged on standard error, as errors are.
+                    match &c {
+                        Control::AddressGone(ip) => eprintln!("control: {ip} dropped"),
+                        Control::AddressBack(ip) => eprintln!("control: {ip} added"),
+                        _ => {}
+                    }
                     if tx.send(c).is_err() {
                         return;
                     }

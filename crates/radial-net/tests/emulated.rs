@@ -46,6 +46,16 @@ fn a_path_lost_mid_transfer_hands_off_and_the_file_arrives_intact() {
         "{dropped_at}: {:?}",
         s.pipes
     );
+    // Its rate is over its own life, which ended with the path: three
+    // quarters of the file (15 MB) then still had to come over one
+    // 20 Mbit/s path, at least 6 s.
+    assert!(
+        s.pipes[0].seconds > 0.0 && s.pipes[0].seconds < s.seconds - 1.0,
+        "{} s of {}: {:?}",
+        s.pipes[0].seconds,
+        s.seconds,
+        s.pipes
+    );
 }
 
 #[test]

@@ -5,6 +5,33 @@ use serde::Serialize;
 
 use crate::link::LinkStats;
 
+/// Each protocol's colour in every figure Radial draws (the CLI's and the
+/// Python package's), as RGB.
+pub const PROTOCOL_COLOURS: [(&str, [u8; 3]); 14] = [
+    ("r2cp", [0, 90, 181]),
+    ("r2cp-s", [90, 150, 220]),
+    ("r2cp-coupled", [0, 50, 110]),
+    ("ptcp", [150, 60, 170]),
+    ("rcp", [220, 50, 32]),
+    ("rcp-eln", [240, 130, 110]),
+    ("tcp-sack", [0, 150, 80]),
+    ("tcp-eln", [120, 190, 60]),
+    ("tcp-newreno", [0, 110, 60]),
+    ("mptcp-lia", [230, 140, 0]),
+    ("mptcp-olia", [200, 170, 0]),
+    ("prism", [140, 90, 40]),
+    ("apps", [0, 170, 190]),
+    ("ideal", [60, 60, 60]),
+];
+
+/// The colour of `protocol` in figures, if it has one of its own.
+pub fn protocol_colour(protocol: &str) -> Option<[u8; 3]> {
+    PROTOCOL_COLOURS
+        .iter()
+        .find(|(p, _)| *p == protocol)
+        .map(|(_, c)| *c)
+}
+
 /// One flow's results.
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowReport {

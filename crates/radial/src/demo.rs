@@ -29,7 +29,7 @@ pub const DEMO_SCENARIO: &str = include_str!("../../../scenarios/demo.toml");
 const PHASES: [(f64, f64, &str); 5] = [
     (0.0, 21.0, "I: WLAN-0"),
     (21.0, 43.0, "II: lost, WLAN-1 from 24.1 s"),
-    (43.0, 60.0, "III: WWAN"),
+    (43.0, 60.0, "III: WWAN; WLAN-1 lost at 50 s"),
     (60.0, 100.0, "IV: WLAN-2/3 + WWAN"),
     (100.0, 120.0, "V: WWAN"),
 ];
@@ -51,9 +51,9 @@ const PHASE_LABELS: [(f64, f64, &str); 5] = [
     (100.0, 120.0, "V: WWAN"),
 ];
 
-/// Moments the figures mark: each change of interface, and WLAN-1's
-/// arrival within phase II.
-const MARKS: [f64; 5] = [21.0, 24.1, 43.0, 60.0, 100.0];
+/// Moments the figures mark: each change of interface, WLAN-1's arrival
+/// within phase II and its loss within phase III.
+const MARKS: [f64; 6] = [21.0, 24.1, 43.0, 50.0, 60.0, 100.0];
 
 /// The host's interfaces in the order of the multi-path flow's pipes.
 const INTERFACES: [&str; 4] = ["WLAN-0", "WLAN-1", "WWAN", "WLAN-2/3"];
@@ -175,7 +175,7 @@ pub fn demo(out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
          `throughput.png`/`.svg` (the same in 1 s bins), `pipes.png`/`.svg` (bytes each pipe of \
          the multi-path protocols brought into the receive buffer, in or out of order), \
          `results.csv` (one row per flow and run). Shaded bands and labels are the phases; dashed \
-         lines the moments the host's interfaces change.\n\
+         lines the moments the host's interfaces change (WLAN-1 arrives at 24.1 s and is lost at 50 s).\n\
          Reproduce one run: `radial run scenarios/demo.toml --set protocol=r2cp`."
     );
     write(&out.join("summary.md"), &md)?;

@@ -514,10 +514,15 @@ fn get_config(url: &str, flags: &GetFlags) -> Result<GetConfig, CliError> {
 fn download(cfg: &GetConfig, json: bool) -> Result<radial_net::Summary, GetError> {
     let bar = ProgressBar::new(0);
     bar.set_style(
-        ProgressStyle::with_template(
-            "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} {elapsed_precise}",
-        )
-        .expect("a valid template"),
+        ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {rate} {elapsed_precise}")
+            .expect("a valid template")
+            .with_key(
+                "rate",
+                |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    // In Mbit/s, as the summary says it.
+                    let _ = write!(w, "{:.2} Mbit/s", state.per_sec() * 8.0 / 1e6);
+                },
+            ),
     );
     if json {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -536,6 +541,18 @@ fn download(cfg: &GetConfig, json: bool) -> Result<radial_net::Summary, GetError
     );
     radial_net::watch::read_commands(std::io::BufReader::new(std::io::stdin()), tx, watched);
     let result = radial_net::get(cfg, Some(&control), |p| {
+        if let Trust::KnownServers(file) = &cfg.trust {
+            for (server, key) in &p.first_contacts {
+                // Said when it happens, above the bar.
+                bar.suspend(|| {
+                    eprintln!(
+                        "first contact with {server}: its key {} is now trusted ({})",
+                        hex(key),
+                        file.display()
+                    )
+                });
+            }
+        }
         bar.set_length(p.size);
         bar.set_position(p.delivered);
     });
@@ -548,15 +565,6 @@ fn download(cfg: &GetConfig, json: bool) -> Result<radial_net::Summary, GetError
 /// Prints what the download `cfg` of `url` did: a summary, or JSON.
 fn report(url: &str, cfg: &GetConfig, s: &radial_net::Summary, json: bool) {
     let out = &cfg.out;
-    if let Trust::KnownServers(file) = &cfg.trust {
-        for (server, key) in &s.first_contacts {
-            eprintln!(
-                "first contact with {server}: its key {} is now trusted ({})",
-                hex(key),
-                file.display()
-            );
-        }
-    }
     if s.resumed_from > 0 && !json {
         println!("resumed after the {} bytes already held", s.resumed_from);
     }
@@ -572,7 +580,8 @@ fn report(url: &str, cfg: &GetConfig, s: &radial_net::Summary, json: bool) {
                     "via": p.via.to_string(),
                     "server": p.to.to_string(),
                     "bytes": p.bytes,
-                    "mbps": p.bytes as f64 * 8.0 / s.seconds.max(1e-9) / 1e6,
+                    "seconds": p.seconds,
+                    "mbps": p.mbps(),
                 })
             })
             .collect();
@@ -596,8 +605,14 @@ fn report(url: &str, cfg: &GetConfig, s: &radial_net::Summary, json: bool) {
             serde_json::to_string_pretty(&v).expect("serialisable")
         );
     } else {
+        let fetched = s.bytes - s.resumed_from;
+        let this_run = if s.resumed_from > 0 {
+            format!(" ({fetched} fetched now)")
+        } else {
+            String::new()
+        };
         println!(
-            "{}: {} bytes in {:.2} s ({:.2} Mbit/s), SHA-256 {} verified",
+            "{}: {} bytes{this_run} in {:.2} s ({:.2} Mbit/s), SHA-256 {} verified",
             out.display(),
             s.bytes,
             s.seconds,
@@ -606,12 +621,13 @@ fn report(url: &str, cfg: &GetConfig, s: &radial_net::Summary, json: bool) {
         );
         for (i, p) in s.pipes.iter().enumerate() {
             println!(
-                "  pipe {} via {} to {}: {} bytes ({:.2} Mbit/s)",
+                "  pipe {} via {} to {}: {} bytes in {:.2} s of its life ({:.2} Mbit/s)",
                 i + 1,
                 p.via,
                 p.to,
                 p.bytes,
-                p.bytes as f64 * 8.0 / s.seconds.max(1e-9) / 1e6
+                p.seconds,
+                p.mbps()
             );
         }
     }

@@ -65,16 +65,10 @@ pub struct Decor<'a> {
 }
 
 /// Protocols' colours: the same protocol has the same colour in every
-/// figure that passes its curves a [`Style`] from here.
+/// figure, the CLI's and the Python package's (`radial.COLOURS`).
 pub fn protocol_color(name: &str) -> RGBColor {
-    match name {
-        "r2cp" => RGBColor(0, 90, 181),
-        "ptcp" => RGBColor(150, 60, 170),
-        "rcp" => RGBColor(220, 50, 32),
-        "tcp-sack" => RGBColor(0, 150, 80),
-        "mptcp-lia" => RGBColor(230, 140, 0),
-        _ => RGBColor(60, 60, 60),
-    }
+    let [r, g, b] = radial_sim::metrics::protocol_colour(name).unwrap_or([60, 60, 60]);
+    RGBColor(r, g, b)
 }
 
 const COLORS: [RGBColor; 8] = [
@@ -87,6 +81,18 @@ const COLORS: [RGBColor; 8] = [
     RGBColor(0, 170, 190),
     RGBColor(140, 90, 40),
 ];
+
+/// A number as an axis or a table shows it: no trailing zeros (`20`, not
+/// `20.0`; `0.5`, not `0.500000`), at most six decimals.
+pub fn number(v: f64) -> String {
+    let s = format!("{v:.6}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.into()
+    }
+}
 
 /// Writes `stem.png` and `stem.svg`.
 pub fn line_plot(stem: &Path, fig: &Figure<'_>) -> Result<(), CliError> {
@@ -114,11 +120,28 @@ pub fn line_plot_with(stem: &Path, fig: &Figure<'_>, decor: &Decor<'_>) -> Resul
     Ok(())
 }
 
-/// Curve `i`'s style.
-fn style_of(decor: &Decor<'_>, i: usize) -> Style {
-    decor.styles.get(i).copied().unwrap_or(Style {
-        color: COLORS[i % COLORS.len()],
-        dashed: false,
+/// Curve `i`'s marker: circles on every point of a short curve; on a long
+/// one a dozen, shaped per curve (circle, triangle, cross, square).
+fn marker_shape(fig: &Figure<'_>, i: usize) -> usize {
+    let long = fig.series.get(i).is_some_and(|s| s.points.len() > 60);
+    if long {
+        i % 4
+    } else {
+        0
+    }
+}
+
+/// Curve `i`'s style: the decor's, else its protocol's colour when the
+/// curve is named for one, else the palette's.
+fn style_of(fig: &Figure<'_>, decor: &Decor<'_>, i: usize) -> Style {
+    decor.styles.get(i).copied().unwrap_or_else(|| {
+        let label = fig.series.get(i).map_or("", |s| s.label.as_str());
+        let color = radial_sim::metrics::protocol_colour(label)
+            .map_or(COLORS[i % COLORS.len()], |[r, g, b]| RGBColor(r, g, b));
+        Style {
+            color,
+            dashed: false,
+        }
     })
 }
 
@@ -178,6 +201,8 @@ where
                 .configure_mesh()
                 .x_desc(fig.x_label)
                 .y_desc(fig.y_label)
+                .x_label_formatter(&|v| number(*v))
+                .y_label_formatter(&|v| number(*v))
                 .label_style(("sans-serif", 15))
                 .axis_desc_style(("sans-serif", 17))
                 .light_line_style(RGBColor(235, 235, 235))
@@ -191,7 +216,7 @@ where
                 }
                 chart.draw_series(std::iter::once(Text::new(
                     label.to_string(),
-                    (a + (x1 - x0) * 0.006, y1 * 0.985),
+                    (a.max(x0) + (x1 - x0) * 0.006, y1 * 0.985),
                     ("sans-serif", 13).into_font().color(&RGBColor(70, 70, 70)),
                 )))?;
             }
@@ -204,7 +229,7 @@ where
                 ))?;
             }
             for (i, s) in fig.series.iter().enumerate() {
-                let st = style_of(decor, i);
+                let st = style_of(fig, decor, i);
                 let c = st.color;
                 let pts: Vec<(f64, f64)> = s
                     .points
@@ -227,8 +252,38 @@ where
                             PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
                         });
                 }
-                if pts.len() <= 60 {
-                    chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+                // Every point of a short curve; on a long one a dozen,
+                // shaped per curve and staggered, so curves that lie on
+                // each other can still be told apart.
+                let marked: Vec<(f64, f64)> = if pts.len() <= 60 {
+                    pts.clone()
+                } else {
+                    let step = pts.len() / 12;
+                    let offset = step * i / fig.series.len().max(1);
+                    pts.iter().skip(offset).step_by(step).copied().collect()
+                };
+                match marker_shape(fig, i) {
+                    0 => {
+                        chart.draw_series(marked.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+                    }
+                    1 => {
+                        chart.draw_series(
+                            marked
+                                .iter()
+                                .map(|&p| TriangleMarker::new(p, 5, c.filled())),
+                        )?;
+                    }
+                    2 => {
+                        chart.draw_series(
+                            marked.iter().map(|&p| Cross::new(p, 4, c.stroke_width(2))),
+                        )?;
+                    }
+                    _ => {
+                        chart.draw_series(marked.iter().map(|&p| {
+                            EmptyElement::at(p)
+                                + Rectangle::new([(-3, -3), (3, 3)], c.stroke_width(2))
+                        }))?;
+                    }
                 }
             }
             if legend.is_none() {
@@ -267,7 +322,7 @@ where
     let font = ("sans-serif", 14).into_font();
     let mut y = 70;
     for (i, s) in fig.series.iter().enumerate() {
-        let st = style_of(decor, i);
+        let st = style_of(fig, decor, i);
         let sample: Vec<(i32, i32)> = vec![(4, y + 8), (34, y + 8)];
         if st.dashed {
             area.draw(&PathElement::new(
@@ -280,6 +335,16 @@ where
             ))?;
         } else {
             area.draw(&PathElement::new(sample, st.color.stroke_width(2)))?;
+        }
+        // The curve's marker, as on the plot.
+        let (at, c) = ((19, y + 8), st.color);
+        match marker_shape(fig, i) {
+            0 => area.draw(&Circle::new(at, 3, c.filled()))?,
+            1 => area.draw(&TriangleMarker::new(at, 5, c.filled()))?,
+            2 => area.draw(&Cross::new(at, 4, c.stroke_width(2)))?,
+            _ => area.draw(
+                &(EmptyElement::at(at) + Rectangle::new([(-3, -3), (3, 3)], c.stroke_width(2))),
+            )?,
         }
         for line in wrap(&s.label, 20) {
             area.draw(&Text::new(line, (42, y), font.clone()))?;

@@ -122,10 +122,13 @@ pub struct Progress {
     pub size: u64,
     /// Seconds since the GET.
     pub elapsed_s: f64,
+    /// Servers met for the first time since the last report, whose keys
+    /// are now trusted.
+    pub first_contacts: Vec<(SocketAddr, [u8; 32])>,
 }
 
 /// One pipe's share.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PipeSummary {
     /// The local address it used.
     pub via: SocketAddr,
@@ -133,6 +136,16 @@ pub struct PipeSummary {
     pub to: SocketAddr,
     /// New bytes it brought.
     pub bytes: u64,
+    /// Its working life in seconds: from the progress sample before its
+    /// first bytes to the one after its last (to within 100 ms).
+    pub seconds: f64,
+}
+
+impl PipeSummary {
+    /// Its goodput over its working life, in Mbit/s.
+    pub fn mbps(&self) -> f64 {
+        self.bytes as f64 * 8.0 / self.seconds.max(1e-3) / 1e6
+    }
 }
 
 /// The result of a download.

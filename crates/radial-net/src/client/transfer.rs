@@ -61,6 +61,10 @@ struct Transfer {
     /// Groups of paths held in reserve, the next first.
     standby: VecDeque<Vec<PathConfig>>,
     migrations: u32,
+    /// Each pipe's working life, by path id: when its bytes were first and
+    /// last seen growing, and how many it had then (sampled with the
+    /// progress reports).
+    lives: std::collections::HashMap<u16, (f64, f64, u64)>,
 }
 
 impl Transfer {
@@ -196,6 +200,24 @@ impl Transfer {
         self.migrations += 1;
         Ok(())
     }
+    /// Notes, at `now` (seconds), which pipes brought bytes since the last
+    /// sample.
+    fn sample_lives(&mut self, now: f64, previous: f64) {
+        for p in self.rx.path_stats() {
+            let life = self
+                .lives
+                .entry(p.path.0)
+                .or_insert((previous, previous, 0));
+            if p.delivered > life.2 {
+                if life.2 == 0 {
+                    life.0 = previous;
+                }
+                life.1 = now;
+                life.2 = p.delivered;
+            }
+        }
+    }
+
     /// What the finished transfer of a file with this SHA-256 did, in
     /// `seconds`.
     fn summary(&self, d: &Delivery, sha256: [u8; 32], seconds: f64) -> Summary {
@@ -208,6 +230,10 @@ impl Transfer {
                 via: self.paths[p.path.0 as usize].cfg.via,
                 to: self.paths[p.path.0 as usize].cfg.to,
                 bytes: p.delivered,
+                seconds: self
+                    .lives
+                    .get(&p.path.0)
+                    .map_or(seconds, |&(first, last, _)| (last - first).max(0.0)),
             })
             .collect();
         Summary {
@@ -290,6 +316,7 @@ pub fn get(
             .cloned()
             .collect(),
         migrations: 0,
+        lives: Default::default(),
     };
     for p in &cfg.paths {
         let keys = keys_of(&t.offers, p.to);
@@ -306,6 +333,8 @@ pub fn get(
     let mut receiver = crate::batch::Receiver::default();
     let mut events = Events::with_capacity(256);
     let mut last_report = WallInstant::now();
+    let mut last_sample = 0.0;
+    let mut told: Vec<SocketAddr> = Vec::new();
     let mut done = held == size;
     while !done {
         if let Some(c) = control {
@@ -339,10 +368,21 @@ pub fn get(
         flush(&mut t.rx, &mut t.paths, &t.clock);
         if last_report.elapsed() >= Duration::from_millis(100) || done {
             last_report = WallInstant::now();
+            let now = t.clock.now().as_secs_f64();
+            t.sample_lives(now, last_sample);
+            last_sample = now;
+            let first_contacts: Vec<(SocketAddr, [u8; 32])> = t
+                .offers
+                .iter()
+                .filter_map(|(to, o)| o.first_contact.map(|k| (*to, k)))
+                .filter(|(to, _)| !told.contains(to))
+                .collect();
+            told.extend(first_contacts.iter().map(|c| c.0));
             progress(&Progress {
                 delivered: d.delivered,
                 size,
                 elapsed_s: t.clock.now().as_secs_f64(),
+                first_contacts,
             });
         }
         if d.last_progress.elapsed() > STALL {

@@ -314,7 +314,7 @@ fn fig5b_costs(results: &[RunResult]) -> String {
     let mut md = String::new();
     for (title, t) in &tables {
         let _ = writeln!(md, "{title}:\n");
-        table_markdown(&mut md, t, "delay_ms");
+        table_markdown(&mut md, t, "delay_ms", 1.0);
         let _ = writeln!(md);
     }
     md
@@ -354,7 +354,7 @@ fn fig9_extra(results: &[RunResult], x_param: &str) -> String {
         md,
         "\nShare of data arrivals that found the receive buffer at least 75 % full (Figure 9(c)):\n"
     );
-    table_markdown(&mut md, &share, x_param);
+    table_markdown(&mut md, &share, x_param, 1.0);
     let _ = writeln!(md);
     md
 }
@@ -381,7 +381,7 @@ fn section(
         sc.seeds.len(),
         target.path
     );
-    table_markdown(&mut md, table, target.x_param);
+    table_markdown(&mut md, table, target.x_label, target.x_scale);
     let _ = writeln!(md, "\n![{}]({}.png)\n", target.title, target.name);
     md.push_str(extra);
     checks_and_notes(&mut md, target, checks);
@@ -394,20 +394,22 @@ fn heading(md: &mut String, target: &Target) {
     let _ = writeln!(md, "**Paper.** {}\n", target.claim);
 }
 
-/// A table of `table`'s means ± 95 % half-widths, one row per x value.
-fn table_markdown(md: &mut String, table: &Table, x_param: &str) {
-    let _ = write!(md, "| {x_param} |");
+/// A table of `table`'s means ± 95 % half-widths, one row per x value,
+/// each x times `x_scale` (as the figure's axis shows it), headed `x_label`.
+/// A series the same in every seed shows its value alone.
+fn table_markdown(md: &mut String, table: &Table, x_label: &str, x_scale: f64) {
+    let _ = write!(md, "| {x_label} |");
     for s in &table.series {
         let _ = write!(md, " {s} |");
     }
     let _ = writeln!(md);
     let _ = writeln!(md, "|---|{}", "---|".repeat(table.series.len()));
     for (xi, x) in table.xs.iter().enumerate() {
-        let _ = write!(md, "| {x} |");
+        let _ = write!(md, "| {} |", crate::plot::number(x * x_scale));
         for s in &table.series {
             match table.stat(s, xi) {
                 Some((m, c)) => {
-                    let _ = write!(md, " {m:.4} ± {c:.4} |");
+                    let _ = write!(md, " {} |", mean_and_width(m, c, 4));
                 }
                 None => {
                     let _ = write!(md, " — |");
@@ -491,7 +493,7 @@ fn run_energy(
         for s in &energy.series {
             let cell = |t: &Table, p: usize| {
                 t.stat(s, xi)
-                    .map_or("—".to_string(), |(m, c)| format!("{m:.p$} ± {c:.p$}"))
+                    .map_or("—".to_string(), |(m, c)| mean_and_width(m, c, p))
             };
             let _ = write!(md, " {} | {} |", cell(energy, 2), cell(goodput, 4));
         }
@@ -643,4 +645,14 @@ pub fn figure_help() -> String {
         groups.join(", ")
     );
     s
+}
+
+/// `mean ± half-width` to `p` places, or the mean alone with "(every
+/// seed)" when the seeds do not differ (a deterministic outcome).
+fn mean_and_width(m: f64, c: f64, p: usize) -> String {
+    if c == 0.0 {
+        format!("{m:.p$} (every seed)")
+    } else {
+        format!("{m:.p$} ± {c:.p$}")
+    }
 }
