@@ -133,7 +133,9 @@ with every rule beyond the paper on (`r2cp`), with each switched off alone, \
 and with none (`r2cp-paper`), on the stress classes of `scenarios/stress/` \
 and on the aggregation grids of the league (`scenarios/league/`). The rules \
 and what each does are in docs/protocols.md (R²CP); a rule is switched off \
-in a scenario with `policy = { without = [\"name\"] }`.\n\n";
+in a scenario with `policy = { without = [\"name\"] }`. A rule that moves \
+nothing here is held by the simulator's tests that fail without it, named \
+in the same table.\n\n";
 
 /// Runs every variant and writes `ablation.md` into `out`. Returns true:
 /// the ablation holds nothing to a bound, it measures.
