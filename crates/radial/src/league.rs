@@ -10,9 +10,9 @@ use std::path::Path;
 
 use radial_sim::Scenario;
 
+use crate::bars::{bar_plot, Bars};
 use crate::bound::{self, BufferRow};
 use crate::error::{io_err, CliError};
-use crate::plot::{line_plot, Figure, Series};
 use crate::stress::{write_checks, Check};
 use crate::sweep::{run_sweep, RunResult};
 
@@ -479,25 +479,22 @@ pub fn run(out: &Path, jobs: usize) -> Result<bool, CliError> {
     write_checks(&mut md, &checks);
 
     crate::error::out_dir(out)?;
-    let series: Vec<Series> = PROTOCOLS
+    let groups: Vec<String> = columns.iter().map(|c| c.label.clone()).collect();
+    let series: Vec<(String, Vec<Option<f64>>)> = PROTOCOLS
         .iter()
-        .map(|p| Series {
-            label: p.to_string(),
-            points: columns
-                .iter()
-                .enumerate()
-                .filter_map(|(i, c)| c.values.get(*p).map(|&v| ((i + 1) as f64, v)))
-                .collect(),
+        .map(|p| {
+            let values = columns.iter().map(|c| c.values.get(*p).copied()).collect();
+            (p.to_string(), values)
         })
         .collect();
-    line_plot(
+    bar_plot(
         &out.join("league"),
-        &Figure {
-            title: "Goodput / Ideal, by case (columns of the table, left to right)",
-            x_label: "case (table column)",
+        &Bars {
+            title: "Goodput / Ideal, by case and receive buffer",
             y_label: "goodput / Ideal",
-            log_x: false,
+            groups: &groups,
             series: &series,
+            reference: Some(1.0),
         },
     )?;
     let page = out.join("league.md");

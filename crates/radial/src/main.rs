@@ -2,6 +2,7 @@
 //! move real files over UDP (`serve`, `get`).
 
 mod ablation;
+mod bars;
 mod bench;
 mod bench_scaling;
 mod bound;

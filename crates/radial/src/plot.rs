@@ -11,7 +11,7 @@ use crate::error::CliError;
 
 static FONT: Once = Once::new();
 
-fn ensure_font() {
+pub(crate) fn ensure_font() {
     FONT.call_once(|| {
         let bytes: &'static [u8] = include_bytes!("../assets/DejaVuSans.ttf");
         if register_font("sans-serif", FontStyle::Normal, bytes).is_err() {
@@ -71,7 +71,7 @@ pub fn protocol_color(name: &str) -> RGBColor {
     RGBColor(r, g, b)
 }
 
-const COLORS: [RGBColor; 8] = [
+pub(crate) const COLORS: [RGBColor; 8] = [
     RGBColor(0, 90, 181),
     RGBColor(220, 50, 32),
     RGBColor(0, 150, 80),
@@ -356,7 +356,7 @@ where
 }
 
 /// `text` cut into lines of at most `width` characters at spaces.
-fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for word in text.split(' ') {
         match lines.last_mut() {
