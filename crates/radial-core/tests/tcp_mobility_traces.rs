@@ -328,9 +328,12 @@ fn freeze_sender_waits_without_timeouts_and_resumes_at_its_window() {
 
 /// A TCP-Probing sender in slow start with segments 4..10 outstanding,
 /// round trips of 1 ms so far, and segment 4 lost: three duplicate ACKs
-/// start a probe cycle. Returns the first probe's number.
+/// start a probe cycle. Returns the first probe's number. The survey's
+/// cycle (`tcp-probing-paper`): these traces check its decisions as it
+/// describes them; the simulator's tests check the rule `tcp-probing` adds
+/// (its own standing queue counts as congestion).
 fn probing_after_loss() -> (Tx, u32) {
-    let (mut tx, _) = established(TcpVariant::Probing, 400_000);
+    let (mut tx, _) = established(TcpVariant::ProbingPaper, 400_000);
     slow_start_to(&mut tx, 4);
     assert_eq!(offsets(&tx.ack(4 * MSS, &[])), vec![10 * MSS]);
     assert_eq!(offsets(&tx.ack(4 * MSS, &[])), vec![11 * MSS]);
@@ -401,7 +404,7 @@ fn a_lost_probe_restarts_the_cycle_without_backing_off() {
 
 #[test]
 fn probing_after_a_timeout_on_a_clear_path_recovers_at_the_old_window() {
-    let (mut tx, _) = established(TcpVariant::Probing, 400_000);
+    let (mut tx, _) = established(TcpVariant::ProbingPaper, 400_000);
     slow_start_to(&mut tx, 4);
     let cwnd = tx.cwnd();
     let rto = tx.ep.rto();

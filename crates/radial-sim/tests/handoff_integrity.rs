@@ -16,13 +16,14 @@ mod random_runs;
 use proptest::prelude::*;
 use radial_sim::metrics::FlowReport;
 
-const PROTOCOLS: [&str; 12] = [
+const PROTOCOLS: [&str; 13] = [
     "tcp-newreno",
     "tcp-ho",
     "tcp-ho-immediate",
     "tcp-ho-aggressive",
     "freeze-tcp",
     "tcp-probing",
+    "tcp-probing-paper",
     "rcp",
     "r2cp",
     "r2cp-coupled",

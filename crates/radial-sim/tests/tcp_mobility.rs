@@ -102,3 +102,74 @@ fn freeze_tcp_waits_without_a_timeout_and_resumes_at_once() {
     }
     assert!(f.bytes_delivered > newreno.bytes_delivered);
 }
+
+/// A server behind a 100 Mbit/s, 20 ms wired path and a 2 Mbit/s hop with a
+/// 50-packet drop-tail queue, a 256-segment window (so the congestion
+/// window grows until it overflows the queue), and `loss` on the hop.
+fn congested(protocol: &str, loss: f64, seed: u64) -> FlowReport {
+    let text = format!(
+        r#"[scenario]
+name = "t"
+duration = "60s"
+sample_interval = "0s"
+
+[tcp]
+packet_size = 1000
+window = 256
+
+[[node]]
+name = "S"
+[[node]]
+name = "R"
+[[node]]
+name = "M"
+
+[[link]]
+between = ["S", "R"]
+rate = "100Mbit/s"
+delay = "20ms"
+[[link]]
+between = ["R", "M"]
+rate = "2Mbit/s"
+delay = "5ms"
+queue = 50
+loss = {loss}
+
+[[flow]]
+name = "f"
+protocol = "{protocol}"
+from = "S"
+to = "M"
+"#
+    );
+    let sc = Scenario::parse("t.toml", &text).unwrap();
+    let spec = sc.build(&sc.points()[0], seed).unwrap();
+    Simulator::new(spec).run().summary.flows.remove(0)
+}
+
+#[test]
+fn tcp_probing_backs_off_when_its_own_window_overflows_the_queue() {
+    // Within 10 % of NewReno, with losses from the queue alone and with
+    // random losses on the hop as well.
+    for (loss, share) in [(0.0, 0.9), (0.001, 0.9)] {
+        for seed in 1..=3 {
+            let reno = congested("tcp-newreno", loss, seed);
+            let probing = congested("tcp-probing", loss, seed);
+            assert!(
+                probing.goodput_mbps >= share * reno.goodput_mbps,
+                "loss {loss}, seed {seed}: {:.3} against NewReno's {:.3}",
+                probing.goodput_mbps,
+                reno.goodput_mbps
+            );
+            assert!(probing.max_delivery_gap_s < 1.0, "{probing:?}");
+            // The survey's rule alone restores the window that overflowed
+            // the queue after every cycle, and lives in probe cycles.
+            let paper = congested("tcp-probing-paper", loss, seed);
+            assert!(
+                paper.goodput_mbps < 0.5 * reno.goodput_mbps,
+                "{:.3}",
+                paper.goodput_mbps
+            );
+        }
+    }
+}

@@ -63,8 +63,13 @@ pub enum TcpVariant {
     HoAggressive,
     /// Freeze-TCP: a zero window before a disconnection freezes the sender.
     Freeze,
-    /// TCP-Probing: probe cycles and Immediate Recovery.
+    /// TCP-Probing: probe cycles and Immediate Recovery, the restored
+    /// window held to the path when the cycle found our own standing queue
+    /// (see `sender::probing`).
     Probing,
+    /// TCP-Probing as the survey describes it: Immediate Recovery restores
+    /// the window held before the cycle, whatever queue it kept.
+    ProbingPaper,
     /// TCP-PRISM: TCP-SACK that takes a PRISM proxy's loss notices
     /// (immediate retransmission, proportional window cut). It runs only
     /// behind a PRISM proxy, so it is not among the standalone protocols of
@@ -97,12 +102,13 @@ impl TcpVariant {
             TcpVariant::HoAggressive => "tcp-ho-aggressive",
             TcpVariant::Freeze => "freeze-tcp",
             TcpVariant::Probing => "tcp-probing",
+            TcpVariant::ProbingPaper => "tcp-probing-paper",
             TcpVariant::Prism => "tcp-prism",
         }
     }
 
     /// Every variant, in the order of the documentation.
-    pub const ALL: [TcpVariant; 9] = [
+    pub const ALL: [TcpVariant; 10] = [
         TcpVariant::NewReno,
         TcpVariant::Sack,
         TcpVariant::Eln,
@@ -112,6 +118,7 @@ impl TcpVariant {
         TcpVariant::HoAggressive,
         TcpVariant::Freeze,
         TcpVariant::Probing,
+        TcpVariant::ProbingPaper,
     ];
 
     /// The TCP-HO window rule of this variant, if it is one of TCP-HO's.
@@ -123,6 +130,11 @@ impl TcpVariant {
             _ => None,
         }
     }
+    /// True for TCP-Probing's variants (probe cycles on loss).
+    pub fn probes(self) -> bool {
+        matches!(self, TcpVariant::Probing | TcpVariant::ProbingPaper)
+    }
+
     /// True for the variants that use SACK and ns-2 Sack1 loss recovery.
     pub fn uses_sack(self) -> bool {
         matches!(self, TcpVariant::Sack | TcpVariant::Sat | TcpVariant::Prism)

@@ -570,6 +570,9 @@ impl TcpSender {
 
     /// ns-2 `NewRenoTcpAgent::recv` (with Reno's window inflation), plus ELN.
     fn on_ack_newreno(&mut self, now: Instant, ack: u64, eln: bool) {
+        if self.config.variant.probes() {
+            self.note_window_holder(now);
+        }
         let mss = self.mss();
         if ack > self.last_ack {
             let in_recovery =
@@ -585,11 +588,12 @@ impl TcpSender {
                 self.first_partial = false;
             } else {
                 // RFC 6582 §3.2 step 5: partial acknowledgment. ns-2 resets
-                // the timer on the first only ("Impatient"); TCP-Probing on
-                // each ("Slow-but-Steady", RFC 6582 §4), as its probe cycles
-                // already cost two round trips per loss and a timeout would
-                // end every recovery of several holes with another cycle.
-                if !self.first_partial || self.config.variant == TcpVariant::Probing {
+                // the timer on the first only ("Impatient"); TCP-Probing's
+                // Immediate Recovery on each ("Slow-but-Steady", RFC 6582
+                // §4), as its probe cycles already cost two round trips per
+                // loss and a timeout would end every recovery of several
+                // holes with another cycle (`Probing::steady_recovery`).
+                if !self.first_partial || self.steady_recovery() {
                     self.first_partial = true;
                     self.new_timer(now, ack);
                 }
@@ -636,7 +640,7 @@ impl TcpSender {
         if !self.may_fast_retransmit() {
             return;
         }
-        if self.config.variant == TcpVariant::Probing {
+        if self.config.variant.probes() {
             self.start_probe_cycle(now, probing::Trigger::DupAcks);
             return;
         }
@@ -673,7 +677,7 @@ impl TcpSender {
             self.send_syn(now);
             return;
         }
-        if self.config.variant == TcpVariant::Probing {
+        if self.config.variant.probes() {
             self.start_probe_cycle(now, probing::Trigger::Timeout);
             return;
         }
