@@ -332,6 +332,17 @@ mod tests {
     }
 
     #[test]
+    fn no_figure_passes_a_check_without_data() {
+        let empty = table(&[], &[]);
+        for t in super::super::targets() {
+            let mut checks = (t.checks)(&empty);
+            checks.extend((t.run_checks)(&[]));
+            let passing: Vec<&Check> = checks.iter().filter(|c| c.holds).collect();
+            assert!(passing.is_empty(), "{}: {passing:?}", t.name);
+        }
+    }
+
+    #[test]
     fn a_missing_series_fails_every_comparison() {
         let t = table(&[0.01, 0.1], &[("rcp", &[1.0, 1.0])]);
         let c = fig5a_checks(&t);
