@@ -110,6 +110,56 @@ pub(super) fn fig6_checks(t: &Table) -> Vec<Check> {
     )]
 }
 
+/// Figure 6(b), the WLAN scenario, as §V-B reads it: TCP-HO above
+/// NewReno, "TCP-HO-Immediate achieves trivial improvement" (read as: at
+/// most half of TCP-HO's gain over NewReno, at every WAN delay) "and
+/// TCP-HO-Aggressive is even worse than Newreno".
+pub(super) fn fig6b_checks(t: &Table) -> Vec<Check> {
+    let mut out = fig6_checks(t);
+    out.push(at_least(
+        t,
+        "tcp-newreno",
+        "tcp-ho-aggressive",
+        "`tcp-ho-aggressive` no better than `tcp-newreno` at every WAN delay".into(),
+        "ms",
+    ));
+    let what = "`tcp-ho-immediate` gains at most half of what `tcp-ho` gains over `tcp-newreno`, at every WAN delay";
+    let triples = pairs(t, "tcp-ho", "tcp-newreno").and_then(|ho| {
+        pairs(t, "tcp-ho-immediate", "tcp-newreno").map(|imm| {
+            ho.into_iter()
+                .zip(imm)
+                .map(|(h, i)| (h.0, h.1, i.1, h.2))
+                .collect::<Vec<_>>()
+        })
+    });
+    out.push(match triples {
+        Err(e) => missing(what, e),
+        Ok(v) => {
+            // The delay where Immediate's gain comes closest to TCP-HO's.
+            let share = |&(_, ho, imm, nr): &(f64, f64, f64, f64)| {
+                if ho > nr {
+                    (imm - nr) / (ho - nr)
+                } else {
+                    f64::INFINITY
+                }
+            };
+            let worst = v
+                .iter()
+                .max_by(|a, b| share(a).total_cmp(&share(b)))
+                .expect("pairs are never empty");
+            Check {
+                what: what.into(),
+                holds: share(worst) <= 0.5,
+                detail: format!(
+                    "at {} ms: `tcp-ho` {:.4}, `tcp-ho-immediate` {:.4}, `tcp-newreno` {:.4}",
+                    worst.0, worst.1, worst.2, worst.3
+                ),
+            }
+        }
+    });
+    out
+}
+
 fn cross_table(results: &[RunResult]) -> Table {
     Table::from_results(results, "protocol", "wan_delay_ms", |r| {
         named_flow(r, "cross").map(|f| f.goodput_mbps)

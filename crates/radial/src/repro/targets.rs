@@ -200,7 +200,7 @@ const DEFINED: &[Target] = &[
         path: "scenarios/papers/tcpho-fig6b-wlan.toml",
         x_param: "wan_delay_ms",
         measured: Measured::Flow("download"),
-        checks: fig6_checks,
+        checks: fig6b_checks,
         run_checks: table3_checks,
         extra: table3_extra,
         ..BASE
