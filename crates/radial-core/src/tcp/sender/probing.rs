@@ -35,8 +35,9 @@
 //! queue, so a loss its own window caused at a drop-tail queue reads as a
 //! clear path; Immediate Recovery then restores the window that overflowed
 //! the queue, which overflows it again a round trip later, and the
-//! connection lives in probe cycles (on a 2 Mbit/s hop with a 50-packet
-//! queue, a fifth of NewReno's goodput). Our own queue is congestion as
+//! connection lives in probe cycles (the simulator's
+//! `tcp_probing_backs_off_when_its_own_window_overflows_the_queue`
+//! measures both variants there). Our own queue is congestion as
 //! much as anyone's: the survey's rule is to "comply with the congestion
 //! control principles of standard TCP" when congestion is indicated. A
 //! window the receiver limits was not growing into the queue, so a cycle
