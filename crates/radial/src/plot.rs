@@ -369,3 +369,17 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     }
     lines
 }
+
+#[cfg(test)]
+mod number_tests {
+    use super::number;
+
+    #[test]
+    fn ticks_and_table_cells_drop_trailing_zeros() {
+        assert_eq!(number(20.0), "20");
+        assert_eq!(number(0.5), "0.5");
+        assert_eq!(number(0.01 * 100.0), "1");
+        assert_eq!(number(-0.0), "0");
+        assert_eq!(number(2.25), "2.25");
+    }
+}
