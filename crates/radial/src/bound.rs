@@ -23,8 +23,10 @@
 //! scheme can do no better than leave the slow path out, while a sender
 //! still gains from it: that difference is structural, not a matter of
 //! scheduling. The model counts link rates and propagation delays only
-//! (no queueing, headers, losses or cross traffic), so both bounds are
-//! upper bounds.
+//! (no queueing, headers, losses or cross traffic, each of which only
+//! lowers what a path set delivers), and it bounds path sets used without
+//! pause: a scheme that uses a slow path now and then sits between the
+//! bounds of the sets with and without it.
 
 use radial_core::Duration;
 use std::collections::BTreeMap;
