@@ -25,8 +25,8 @@
 //! scheduling. The model counts link rates and propagation delays only
 //! (no queueing, headers, losses or cross traffic, each of which only
 //! lowers what a path set delivers), and it bounds path sets used without
-//! pause: a scheme that uses a slow path now and then sits between the
-//! bounds of the sets with and without it.
+//! pause; a scheme that uses a slow path only now and then is not bounded
+//! exactly by it.
 
 use radial_core::Duration;
 use std::collections::BTreeMap;
