@@ -56,9 +56,14 @@ outage = "{outage}"
 warning = "200ms"
 "#
     );
-    let sc = Scenario::parse("t.toml", &text).unwrap();
-    let spec = sc.build(&sc.points()[0], 1).unwrap();
-    Simulator::new(spec).run().summary.flows[0].clone()
+    first_flow(&text, 1)
+}
+
+/// The report of the first flow of scenario `text` run with `seed`.
+fn first_flow(text: &str, seed: u64) -> FlowReport {
+    let sc = Scenario::parse("t.toml", text).unwrap();
+    let spec = sc.build(&sc.points()[0], seed).unwrap();
+    Simulator::new(spec).run().summary.flows.remove(0)
 }
 
 #[test]
@@ -142,9 +147,7 @@ from = "S"
 to = "M"
 "#
     );
-    let sc = Scenario::parse("t.toml", &text).unwrap();
-    let spec = sc.build(&sc.points()[0], seed).unwrap();
-    Simulator::new(spec).run().summary.flows.remove(0)
+    first_flow(&text, seed)
 }
 
 #[test]
