@@ -2,12 +2,14 @@
 //! (each a fixed delay, in 1 ms steps): delayed binding, re-assignment of a
 //! pipe's data when it times out (`shrunk()`), redundant striping of the
 //! head of line, and the stream arriving whole; and the same engine as
-//! MPTCP: fixed mappings, reinjection after a timeout, minRTT.
+//! MPTCP: fixed mappings, reinjection after a timeout, minRTT. Each rule
+//! beyond the paper (`PtcpRules`) is shown firing, and not firing with its
+//! switch off (`ptcp-paper`).
 
 use std::collections::BTreeSet;
 
 use radial_core::mptcp::{self, Coupling};
-use radial_core::ptcp::{PtcpConfig, PtcpReceiver, PtcpSender};
+use radial_core::ptcp::{PtcpConfig, PtcpReceiver, PtcpRules, PtcpSender};
 use radial_core::wire::ptcp::{PtcpFlags, PtcpHeader};
 use radial_core::wire::tcp::TcpHeader;
 use radial_core::{Duration, Endpoint, HostEvent, Instant, PathId};
@@ -529,4 +531,75 @@ fn ptcp_copies_no_head_of_line_its_holder_brings_first_where_mptcp_does() {
         "MPTCP copied nothing: the case does not block"
     );
     assert_eq!(run(ptcp), 0);
+}
+
+/// `config()` with `rule` switched off.
+fn without(rule: fn(&mut PtcpRules) -> &mut bool) -> PtcpConfig {
+    let mut c = config();
+    *rule(&mut c.rules) = false;
+    c
+}
+
+#[test]
+fn fewest_first_interleaves_pipes_where_each_pipe_fills_its_window_in_turn() {
+    // Six segments written once both pipes have round-trip samples. Offered
+    // a segment at a time to the pipe with the fewest bytes outstanding,
+    // the pipes take them in turn; without the rule each pipe takes all its
+    // window allows before the next is offered any (the paper's `send()`
+    // until FREEZE), so path 0's segments all come before path 1's.
+    let interleaved = |paths: &[u16]| paths.windows(2).any(|w| w[0] > w[1]);
+    let on = late_writes(config(), 6);
+    assert!(interleaved(&on), "rule on: {on:?}");
+    let off = late_writes(without(|r| &mut r.fewest_first), 6);
+    assert!(
+        !interleaved(&off) && off.contains(&0) && off.contains(&1),
+        "rule off: {off:?}"
+    );
+}
+
+#[test]
+fn opportunistic_retransmission_copies_a_blocking_head_only_when_switched_on() {
+    // A 16-segment buffer over paths of 5 and 100 ms, nothing lost: the
+    // buffer fills behind the slow pipe's data. With the rule the quick
+    // pipe carries a copy of that head of line (it arrives first); without
+    // it no segment is ever sent twice.
+    let run = |mut config: PtcpConfig| {
+        config.tcp.window = 16;
+        let data = 200_000;
+        let mut net = Net::new(config, data);
+        net.delay = [5, 100];
+        net.path_up(0);
+        net.path_up(1);
+        net.run(10_000);
+        net.intact(data);
+        sent_twice(&net)
+    };
+    assert!(run(config()) > 0, "rule on: no head of line was copied");
+    assert_eq!(run(without(|r| &mut r.opportunistic_retransmission)), 0);
+}
+
+#[test]
+fn the_paper_window_is_free_space_and_its_edge_moves_back_over_sent_data() {
+    // As `the_window_counts_what_the_receiver_holds_out_of_order_inside_it`,
+    // with the paper's window (§5.4: the free space of the buffer): the
+    // data held out of order behind the lost segment takes from it, and
+    // the window's right edge moves back. The stream still arrives whole.
+    let mut config = without(|r| &mut r.window_over_unread);
+    config.tcp.window = 16;
+    let data = 100_000;
+    let mut net = Net::new(config, data);
+    net.drop_first = Some((0, 0));
+    net.path_up(0);
+    net.path_up(1);
+    net.run(5_000);
+    net.intact(data);
+    let edges: Vec<u64> = net
+        .acks
+        .iter()
+        .map(|&(pack, window)| pack + u64::from(window))
+        .collect();
+    assert!(
+        edges.windows(2).any(|pair| pair[1] < pair[0]),
+        "the edge never moved back"
+    );
 }

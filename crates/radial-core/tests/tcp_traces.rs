@@ -747,3 +747,36 @@ fn sender_and_receiver_complete_a_transfer_with_fin() {
         "no timer once everything is acknowledged"
     );
 }
+
+/// Segment 3 arrives after one acknowledgment SACKing 4 to 7: reordering of
+/// four segments, never retransmitted. Then segment 7 is missing while
+/// 8, 9, 10, 11 arrive: the fast retransmits the sender makes (offsets).
+fn reordered_then_lost(reordering: bool) -> (u32, Vec<usize>) {
+    let mut cfg = TcpConfig::ns2(TcpVariant::Sack);
+    cfg.reordering = reordering;
+    let (mut tx, _) = established_with(cfg, 100_000);
+    slow_start_to(&mut tx, 3);
+    tx.ack(3 * MSS, &[(4 * MSS, 7 * MSS)]);
+    tx.ack(7 * MSS, &[]);
+    let measured = tx.ep.reordering();
+    let mut recoveries_after = Vec::new();
+    for k in 9..=12 {
+        tx.ack(7 * MSS, &[(8 * MSS, k * MSS)]);
+        recoveries_after.push(tx.ep.stats().fast_recoveries as usize);
+    }
+    (measured, recoveries_after)
+}
+
+#[test]
+fn reordering_tolerance_raises_the_duplicate_ack_threshold_to_the_reordering_seen() {
+    // With Linux's reordering tolerance the late segment 3, never
+    // retransmitted, shows reordering of four segments: the threshold
+    // becomes four, and the fourth duplicate, not the third, starts fast
+    // retransmit. Without it (ns-2's TCP-SACK) the threshold stays three.
+    let (measured, recoveries) = reordered_then_lost(true);
+    assert_eq!(measured, 4);
+    assert_eq!(recoveries, vec![0, 0, 0, 1]);
+    let (measured, recoveries) = reordered_then_lost(false);
+    assert_eq!(measured, 0);
+    assert_eq!(recoveries, vec![0, 0, 1, 1]);
+}

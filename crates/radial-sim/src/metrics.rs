@@ -7,11 +7,12 @@ use crate::link::LinkStats;
 
 /// Each protocol's colour in every figure Radial draws (the CLI's and the
 /// Python package's), as RGB.
-pub const PROTOCOL_COLOURS: [(&str, [u8; 3]); 14] = [
+pub const PROTOCOL_COLOURS: [(&str, [u8; 3]); 15] = [
     ("r2cp", [0, 90, 181]),
     ("r2cp-s", [90, 150, 220]),
     ("r2cp-coupled", [0, 50, 110]),
     ("ptcp", [150, 60, 170]),
+    ("ptcp-paper", [200, 130, 215]),
     ("rcp", [220, 50, 32]),
     ("rcp-eln", [240, 130, 110]),
     ("tcp-sack", [0, 150, 80]),

@@ -19,8 +19,9 @@ pub enum Protocol {
     /// R²CP with its assignment rule, its pipes' coupling, and whether it
     /// is the paper's engine (every rule beyond the paper off).
     R2cp(Scheduling, Coupling, bool),
-    /// pTCP.
-    Ptcp,
+    /// pTCP, and whether it is the paper's engine (every rule beyond the
+    /// paper off).
+    Ptcp(bool),
     /// MPTCP with its coupled increase.
     Mptcp(Coupling),
     /// Application striping over RCP connections.
@@ -46,7 +47,8 @@ impl Protocol {
             Protocol::R2cp(Scheduling::Ranked, Coupling::Lia, false),
             Protocol::R2cp(Scheduling::Ranked, Coupling::Uncoupled, true),
             Protocol::R2cp(Scheduling::Fcfs, Coupling::Uncoupled, true),
-            Protocol::Ptcp,
+            Protocol::Ptcp(false),
+            Protocol::Ptcp(true),
         ]);
         all.extend(COUPLINGS.map(Protocol::Mptcp));
         all.extend([
@@ -68,7 +70,8 @@ impl Protocol {
             Protocol::R2cp(Scheduling::Fcfs, Coupling::Uncoupled, false) => "r2cp-s",
             Protocol::R2cp(Scheduling::Ranked, Coupling::Uncoupled, true) => "r2cp-paper",
             Protocol::R2cp(Scheduling::Fcfs, Coupling::Uncoupled, true) => "r2cp-s-paper",
-            Protocol::Ptcp => "ptcp",
+            Protocol::Ptcp(false) => "ptcp",
+            Protocol::Ptcp(true) => "ptcp-paper",
             Protocol::Mptcp(c) => mptcp::protocol_name(c),
             Protocol::Apps => "apps",
             Protocol::Prism(TcpVariant::Prism) => "prism",
@@ -82,7 +85,7 @@ impl Protocol {
         matches!(
             self,
             Protocol::R2cp(..)
-                | Protocol::Ptcp
+                | Protocol::Ptcp(_)
                 | Protocol::Mptcp(_)
                 | Protocol::Apps
                 | Protocol::Prism(_)

@@ -190,7 +190,7 @@ impl FlowProtocol {
                 c.rules == radial_core::r2cp::Rules::PAPER,
             ),
             FlowProtocol::Ptcp(c) => match c.mptcp {
-                None => Protocol::Ptcp,
+                None => Protocol::Ptcp(c.rules == radial_core::ptcp::PtcpRules::PAPER),
                 Some(m) => Protocol::Mptcp(m.coupling),
             },
             FlowProtocol::Apps(_) => Protocol::Apps,

@@ -69,12 +69,15 @@ const SHARED: Case = case!(
 );
 
 /// The protocols, in table order.
-const PROTOCOLS: [&str; 8] = [
+/// The paper modes stand beside the engines they are the base of.
+const PROTOCOLS: [&str; 10] = [
     "r2cp",
     "r2cp-coupled",
     "r2cp-s",
+    "r2cp-paper",
     "apps",
     "ptcp",
+    "ptcp-paper",
     "mptcp-lia",
     "mptcp-olia",
     "prism",
@@ -414,8 +417,9 @@ Written by `radial repro league` (into `radial-out/results/`; `--out docs/result
 `scenarios/league/`. Every multipath protocol Radial has runs on the same \
 paths from one server: R²CP (`r2cp`, ranked scheduling; `r2cp-coupled`, \
 with LIA's coupled increase computed at the receiver; `r2cp-s`, first come \
-first served), application striping over RCP connections (`apps`), pTCP \
-(`ptcp`), MPTCP (`mptcp-lia`, `mptcp-olia`; minRTT scheduler, \
+first served; `r2cp-paper`, the paper's engine, every rule beyond the \
+paper off), application striping over RCP connections (`apps`), pTCP \
+(`ptcp`; `ptcp-paper`, the paper's engine), MPTCP (`mptcp-lia`, `mptcp-olia`; minRTT scheduler, \
 opportunistic retransmission and penalisation) and PRISM (`prism`: one \
 TCP-PRISM connection striped by a proxy where the paths part, ADAS and full \
 RPC; the host's interfaces pass what they receive to the receiving one over \

@@ -57,6 +57,56 @@ pub struct PtcpConfig {
     /// Run as MPTCP rather than pTCP (fixed mappings, reinjection, coupled
     /// increase, the minRTT or ECF scheduler; see [`crate::mptcp`]).
     pub mptcp: Option<Mptcp>,
+    /// The rules beyond the paper ([`PtcpRules::ALL`] for `ptcp` and the
+    /// MPTCP baselines, [`PtcpRules::PAPER`] for `ptcp-paper`).
+    pub rules: PtcpRules,
+}
+
+/// pTCP's rules beyond the paper, each a named switch: on in `ptcp`, off
+/// in `ptcp-paper`, whose engine does what §3.4 and §5 describe and no
+/// more (delayed binding, dynamic reassignment on `shrunk()`, redundant
+/// striping while a pipe probes a blackout, flow control on the free space
+/// of the shared buffer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PtcpRules {
+    /// Data is offered one segment at a time to the pipe with the fewest
+    /// bytes outstanding, as R²CP's pipes ask at the receiver: where the
+    /// receive buffer is short each pipe holds an equal part of it, and the
+    /// old pipe of a soft handoff, whose window covers the whole buffer,
+    /// neither keeps a new one out nor holds the buffer in a standing
+    /// queue. Off: each pipe takes all its window allows when `resume()`
+    /// or an acknowledgment opens it (§5.1's `send()` until FREEZE).
+    pub fewest_first: bool,
+    /// When the receive buffer is full behind a head of line another pipe
+    /// holds, a pipe with nothing else to send carries a copy of it, if
+    /// the copy would arrive first or the head is overdue, and the
+    /// holder's window is halved once per its round trip (MPTCP's
+    /// opportunistic retransmission and penalisation: Raiciu et al., NSDI
+    /// 2012, §4.2). Off: only dynamic reassignment (§3.4 (2)) moves data.
+    pub opportunistic_retransmission: bool,
+    /// The receiver advertises the buffer less the data the application
+    /// has not read, out-of-order data lying inside that window as in TCP
+    /// (RFC 9293 §3.8.6), so the window's right edge never moves back over
+    /// data already sent. Off: the free space of the buffer (§5.4: "the
+    /// available space in the pTCP receive buffer"), which out-of-order
+    /// data takes from as well; the sender reads it from pACK, so data
+    /// delivered out of order counts twice against the window.
+    pub window_over_unread: bool,
+}
+
+impl PtcpRules {
+    /// Every rule on: `ptcp`.
+    pub const ALL: PtcpRules = PtcpRules {
+        fewest_first: true,
+        opportunistic_retransmission: true,
+        window_over_unread: true,
+    };
+    /// Every rule off: the paper's pTCP (`ptcp-paper`).
+    pub const PAPER: PtcpRules = PtcpRules {
+        fewest_first: false,
+        opportunistic_retransmission: false,
+        window_over_unread: false,
+    };
 }
 
 impl PtcpConfig {
@@ -68,6 +118,15 @@ impl PtcpConfig {
             target: None,
             redundant_striping: true,
             mptcp: None,
+            rules: PtcpRules::ALL,
+        }
+    }
+
+    /// The paper's pTCP: [`PtcpConfig::ns2`] with every rule off.
+    pub fn paper() -> Self {
+        PtcpConfig {
+            rules: PtcpRules::PAPER,
+            ..PtcpConfig::ns2()
         }
     }
 
@@ -80,9 +139,10 @@ impl PtcpConfig {
             .unwrap_or(self.tcp.variant)
     }
 
-    /// The protocol's name: `ptcp`, or the MPTCP one.
+    /// The protocol's name: `ptcp`, `ptcp-paper`, or the MPTCP one.
     pub fn name(&self) -> &'static str {
         match self.mptcp {
+            None if self.rules == PtcpRules::PAPER => "ptcp-paper",
             None => "ptcp",
             Some(m) => crate::mptcp::protocol_name(m.coupling),
         }

@@ -56,6 +56,8 @@ pub struct PtcpReceiver {
     handoffs: Vec<(usize, usize)>,
     /// Round-robin start among pipes with acknowledgments to send.
     turn: usize,
+    /// The window the last acknowledgment advertised.
+    advertised: u32,
     fin_at: Option<u64>,
     established: bool,
     closed: bool,
@@ -75,6 +77,7 @@ impl PtcpReceiver {
             drops: Vec::new(),
             handoffs: Vec::new(),
             turn: 0,
+            advertised: u32::MAX,
             fin_at: None,
             established: false,
             closed: false,
@@ -98,9 +101,14 @@ impl PtcpReceiver {
     /// buffer less what the application has not read yet, from pACK on.
     /// Data held out of order sits inside that window, as in TCP: counted
     /// against it as well, it would pull the window's right edge back over
-    /// data already sent whenever the pipes deliver out of order.
+    /// data already sent whenever the pipes deliver out of order. Without
+    /// that rule ([`crate::ptcp::PtcpRules::window_over_unread`]), the
+    /// paper's free space: out-of-order data counted too.
     fn window(&self) -> u32 {
-        let unread = self.buffer.ready_bytes() as u64;
+        let mut unread = self.buffer.ready_bytes() as u64;
+        if !self.config.rules.window_over_unread {
+            unread += self.buffer.pending_bytes();
+        }
         self.config
             .buffer_bytes()
             .saturating_sub(unread)
@@ -227,6 +235,28 @@ impl PtcpReceiver {
         }
     }
 
+    /// A window update (RFC 9293 §3.8.6.2.2, RFC 1122 §4.2.3.3): when the
+    /// last acknowledgment advertised less than a segment, so the sender may
+    /// be blocked with nothing in flight to bring another, and reading has
+    /// opened the window by a segment or half the buffer, whichever is
+    /// less, one working pipe announces it.
+    fn update_window(&mut self) {
+        let mss = self.config.tcp.mss;
+        let opened = mss.min(self.config.buffer_bytes() / 2);
+        if u64::from(self.advertised) >= mss || u64::from(self.window()) < opened {
+            return;
+        }
+        if let Some(p) = self
+            .pipes
+            .iter_mut()
+            .flatten()
+            .find(|p| p.state == State::Open)
+        {
+            p.tcp.announce_window();
+            self.advertised = u32::MAX;
+        }
+    }
+
     fn emit_control(&self, flags: PtcpFlags, aux: u16, buf: &mut Vec<u8>) {
         self.emit(flags, aux, 0, buf);
     }
@@ -333,6 +363,7 @@ impl Endpoint for PtcpReceiver {
             // triggered the acknowledgment is echoed.
             let (echo, len) = p.echoes.pop_front().unwrap_or((0, 0));
             let window = self.window();
+            self.advertised = window;
             if ack.len() >= 20 {
                 ack[16..20].copy_from_slice(&window.to_be_bytes());
             }
@@ -374,7 +405,9 @@ impl Endpoint for PtcpReceiver {
     }
 
     fn read(&mut self, buf: &mut [u8]) -> usize {
-        self.buffer.read(buf)
+        let n = self.buffer.read(buf);
+        self.update_window();
+        n
     }
 
     fn stats(&self) -> EndpointStats {

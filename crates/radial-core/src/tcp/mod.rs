@@ -174,6 +174,10 @@ pub struct TcpConfig {
     pub max_burst: u32,
     /// Duplicate acknowledgments that trigger fast retransmit (3).
     pub dupthresh: u32,
+    /// Reordering tolerance (Linux's, not ns-2's): the sender raises its
+    /// duplicate-ACK threshold to the reordering it measures
+    /// (`sender/reordering.rs`). Off by default, as in ns-2.
+    pub reordering: bool,
     /// SACK blocks per acknowledgment (ns-2 `maxSackBlocks_` = 3).
     pub max_sack_blocks: usize,
     /// Send a SYN and wait for its acknowledgment before data (ns-2 `syn_`).
@@ -210,6 +214,7 @@ impl TcpConfig {
             rtt: RttConfig::default(),
             max_burst: 0,
             dupthresh: 3,
+            reordering: false,
             max_sack_blocks: 3,
             handshake: true,
             send_buffer: 2 * (window * mss) as usize,

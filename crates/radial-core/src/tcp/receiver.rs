@@ -85,6 +85,16 @@ impl TcpReceiver {
         }
     }
 
+    /// Owes the sender an acknowledgment that only announces the window
+    /// (a window update, RFC 9293 §3.8.6.2.2): the engine of a multipath
+    /// connection whose window overrides this receiver's (pTCP §5.2) sends
+    /// it when reading opens a window it had closed.
+    pub fn announce_window(&mut self) {
+        if self.synced {
+            self.owed.push_back(Reply::Window);
+        }
+    }
+
     /// Offset of the next in-order byte expected.
     pub fn next_expected(&self) -> u64 {
         self.buffer.next()

@@ -89,6 +89,11 @@ impl Scoreboard {
         self.blocks.iter().any(|&(s, e)| s <= start && end <= e)
     }
 
+    /// One past the highest byte SACKed, if any is.
+    pub fn highest(&self) -> Option<u64> {
+        self.blocks.last().map(|b| b.1)
+    }
+
     /// True when nothing is SACKed.
     pub fn is_empty(&self) -> bool {
         self.blocks.is_empty()

@@ -249,7 +249,7 @@ impl Resolver<'_> {
                         eln_paths: 0,
                     })
                 }
-                Protocol::Ptcp | Protocol::Mptcp(_) => {
+                Protocol::Ptcp(_) | Protocol::Mptcp(_) => {
                     let mut tcp = self.tcp_config(TcpVariant::Sack, &table, &key)?;
                     if table.initial_rto.is_none() {
                         // As for R²CP's pipes: a pipe opens as its
@@ -264,6 +264,7 @@ impl Resolver<'_> {
                             tcp.unsent_limit = tcp.send_buffer;
                             mptcp::config(coupling)
                         }
+                        Protocol::Ptcp(true) => PtcpConfig::paper(),
                         _ => PtcpConfig::ns2(),
                     };
                     FlowProtocol::Ptcp(PtcpConfig { tcp, ..base })

@@ -282,6 +282,9 @@ impl Resolver<'_> {
         if let Some(v) = t.dupthresh {
             c.dupthresh = positive(u64::from(v), "dupthresh")? as u32;
         }
+        if let Some(v) = t.reordering {
+            c.reordering = v;
+        }
         if let Some(v) = t.sack_blocks {
             c.max_sack_blocks = v.min(radial_core::wire::tcp::MAX_SACK_BLOCKS);
         }

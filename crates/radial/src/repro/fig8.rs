@@ -15,7 +15,7 @@ fn packet_bytes(spec: &RunSpec) -> u64 {
 
 /// The link between nodes `a` and `b` (by name) in the direction a → b:
 /// its rate (bit/s), one-way delay (s) and queue limit.
-fn hop(spec: &RunSpec, a: &str, b: &str) -> Option<(f64, f64, usize)> {
+pub(super) fn hop(spec: &RunSpec, a: &str, b: &str) -> Option<(f64, f64, usize)> {
     let id = |n: &str| spec.nodes.iter().position(|m| m == n).map(|i| i as u32);
     let (a, b) = (id(a)?, id(b)?);
     spec.links.iter().find_map(|l| {
@@ -48,6 +48,18 @@ pub(super) fn first_spec(name: &str) -> Option<RunSpec> {
     let t = targets().iter().find(|t| t.name == name)?;
     let sc = Scenario::parse(t.path, t.scenario).ok()?;
     sc.build(sc.points().first()?, *sc.seeds.first()?).ok()
+}
+
+/// The run spec of the first point of `name`'s scenario whose `param` is
+/// `value`, with its first seed.
+pub(super) fn spec_where(name: &str, param: &str, value: &str) -> Option<RunSpec> {
+    let t = targets().iter().find(|t| t.name == name)?;
+    let sc = Scenario::parse(t.path, t.scenario).ok()?;
+    let point = sc
+        .points()
+        .into_iter()
+        .find(|p| p.text(param).as_deref() == Some(value))?;
+    sc.build(&point, *sc.seeds.first()?).ok()
 }
 
 /// Bytes of a full data packet's transmission on the slowest hop of
@@ -134,7 +146,12 @@ pub(super) fn fig8_checks(name: &str, runs: &[(&str, &RunResult)], spec: &RunSpe
             }
         }
         "r2cp-fig8c" => checks.push(two_servers(runs, spec)),
-        "r2cp-policy" | "ptcp-fig11" => checks.extend(policy_checks(runs)),
+        "r2cp-policy" => checks.extend(policy_checks(name, runs, "")),
+        "ptcp-fig11" => {
+            // The paper's engine first, ours beside it.
+            checks.extend(policy_checks(name, runs, "paper-"));
+            checks.extend(policy_checks(name, runs, ""));
+        }
         "r2cp-blackout" => {
             let blackout = longest_outage(spec, "wlan").unwrap_or(f64::NAN);
             let texts = [

@@ -202,7 +202,7 @@ pub(super) fn run_friendliness(
     sc: &Scenario,
     results: &[RunResult],
     out: &Path,
-) -> Result<(String, bool), CliError> {
+) -> Result<(String, Vec<Check>), CliError> {
     let f = friendliness(results, target.x_param);
     let checks = friendliness_checks(&f);
     for (suffix, y_label, pick) in [
@@ -236,6 +236,5 @@ pub(super) fn run_friendliness(
             },
         )?;
     }
-    let holds = checks.iter().all(|c| c.holds);
-    Ok((friendliness_section(target, sc, &f, &checks), holds))
+    Ok((friendliness_section(target, sc, &f, &checks), checks))
 }

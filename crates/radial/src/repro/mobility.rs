@@ -422,6 +422,20 @@ pub(super) fn probing_checks(t: &Table) -> Vec<Check> {
         .collect()
 }
 
+/// The survey's Figure 7: with congestion too, TCP-Probing finishes no
+/// later than NewReno at every error rate.
+pub(super) fn survey_fig7_checks(t: &Table) -> Vec<Check> {
+    let mut c = at_least(
+        &inverted(t),
+        "tcp-probing",
+        "tcp-newreno",
+        "`tcp-probing` finishes no later than `tcp-newreno` at every error rate, beside a backlogged TCP flow".into(),
+        "error",
+    );
+    c.detail = format!("in 1/s: {}", c.detail);
+    vec![c]
+}
+
 fn overhead_table(results: &[RunResult]) -> Table {
     Table::from_results_by(results, &["protocol", "delay_ms"], "error", |r| {
         named_flow(r, "download").map(|f| f.overhead_bytes as f64 / 1e3)
@@ -488,4 +502,74 @@ pub(super) fn probing_extra(results: &[RunResult]) -> String {
     }
     md.push('\n');
     md
+}
+
+/// TCP-HO Figure 7: what immediate transmission saves of a disconnection,
+/// "about (2 ln 2 − 1) of the link disconnection time", held to this
+/// relative margin.
+const FIG7_SAVING: f64 = 2.0 * std::f64::consts::LN_2 - 1.0;
+const FIG7_MARGIN: f64 = 0.2;
+
+/// Figure 7: over the disconnection lengths (x, s) whose return falls
+/// between two expiries of NewReno's timer both inside the sweep (its time
+/// to deliver again jumps up at each expiry, and falls between them), the
+/// mean of what `tcp-ho-immediate` saves against `tcp-newreno` in time to
+/// deliver again, as a share of the disconnection, is (2 ln 2 − 1) within
+/// [`FIG7_MARGIN`]; and it never resumes later anywhere.
+pub(super) fn tcpho_fig7_checks(t: &Table) -> Vec<Check> {
+    let what = format!(
+        "immediate transmission saves about (2 ln 2 − 1) = {FIG7_SAVING:.3} of the disconnection (the mean over returns between two expiries, within {:.0} %)",
+        FIG7_MARGIN * 100.0
+    );
+    let what_never = "`tcp-ho-immediate` never delivers again later than `tcp-newreno`";
+    let ps = match pairs(t, "tcp-newreno", "tcp-ho-immediate") {
+        Err(e) => return vec![missing(what, &e), missing(what_never, e)],
+        Ok(ps) => ps,
+    };
+    // An expiry between two lengths: NewReno's wait grows with the length
+    // instead of shrinking by it.
+    let expiries: Vec<usize> = (1..ps.len())
+        .filter(|&i| ps[i].1 > ps[i - 1].1 + (ps[i].0 - ps[i - 1].0) / 2.0)
+        .collect();
+    let later = ps.iter().find(|&&(_, nr, imm)| imm > nr + 1e-9);
+    let never = Check {
+        what: what_never.into(),
+        holds: later.is_none(),
+        detail: match later {
+            Some((x, nr, imm)) => format!("at {x} s: {imm:.2} against {nr:.2} s"),
+            None => format!("at all {} lengths", ps.len()),
+        },
+    };
+    let (Some(&first), Some(&last)) = (expiries.first(), expiries.last()) else {
+        return vec![
+            missing(what, "no two expiries of NewReno's timer in the sweep"),
+            never,
+        ];
+    };
+    if first == last {
+        return vec![
+            missing(what, "no two expiries of NewReno's timer in the sweep"),
+            never,
+        ];
+    }
+    let within = &ps[first..last];
+    let mean = within
+        .iter()
+        .map(|&(x, nr, imm)| (nr - imm) / x)
+        .sum::<f64>()
+        / within.len() as f64;
+    vec![
+        Check {
+            what,
+            holds: (mean - FIG7_SAVING).abs() <= FIG7_MARGIN * FIG7_SAVING,
+            detail: format!(
+                "mean saving {mean:.3} of the disconnection over {} lengths from {} to {} s ({} whole intervals between expiries)",
+                within.len(),
+                within[0].0,
+                within[within.len() - 1].0,
+                expiries.len() - 1
+            ),
+        },
+        never,
+    ]
 }

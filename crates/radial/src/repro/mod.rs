@@ -21,6 +21,7 @@ use crate::timeseries::{binned, binned_sd, download, pipe_points, rate_between, 
 mod checks;
 mod fig8;
 mod friendliness;
+mod ledger;
 mod mobility;
 mod prism;
 mod ptcp;
@@ -173,6 +174,9 @@ pub enum Measured {
     SumReliable,
     /// The completion time of one finite flow, by name, in seconds.
     CompletionTime(&'static str),
+    /// How long one flow, by name, took to deliver again after its link's
+    /// returns (the mean over its handoffs), in seconds.
+    Resume(&'static str),
 }
 
 impl Measured {
@@ -189,12 +193,17 @@ impl Measured {
                     .sum(),
             ),
             Measured::CompletionTime(name) => named_flow(r, name).and_then(|f| f.completion_time_s),
+            Measured::Resume(name) => {
+                let v = &named_flow(r, name)?.handoff_resume_s;
+                (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+            }
         }
     }
 
     fn y_label(self) -> &'static str {
         match self {
             Measured::CompletionTime(_) => "completion time (s)",
+            Measured::Resume(_) => "time to deliver again after the link returns (s)",
             _ => "goodput per flow (Mbit/s)",
         }
     }
@@ -377,6 +386,7 @@ fn section(
             Measured::Flow(name) => format!("Goodput of the flow `{name}` in Mbit/s"),
             Measured::SumReliable => "Aggregate goodput in Mbit/s (for `ideal`: the sum of single-path flows alone on each path at once, as the scenario file describes)".to_string(),
             Measured::CompletionTime(name) => format!("Completion time of the flow `{name}` in s"),
+            Measured::Resume(name) => format!("Time the flow `{name}` took to deliver again after its link returned, in s"),
         },
         sc.seeds.len(),
         target.path
@@ -452,7 +462,7 @@ fn run_energy(
     goodput: &Table,
     energy: &Table,
     out: &Path,
-) -> Result<(String, bool), CliError> {
+) -> Result<(String, Vec<Check>), CliError> {
     let checks = fig5c_checks(goodput, energy);
     for (suffix, y_label, t) in [
         (
@@ -505,35 +515,47 @@ fn run_energy(
         target.name, target.name
     );
     checks_and_notes(&mut md, target, &checks);
-    let holds = checks.iter().all(|c| c.holds);
-    Ok((md, holds))
+    Ok((md, checks))
 }
 
+/// Runs one figure: writes its plots and its section of the group page,
+/// records its checks in the ledger's record, and says whether every
+/// check holds.
 fn run_target(target: &Target, out: &Path, jobs_n: usize) -> Result<bool, CliError> {
     let sc = Scenario::parse(target.path, target.scenario)?;
     let results = run_sweep(&sc, jobs_n, target.name)?;
     crate::error::out_dir(out)?;
-    if target.kind == Kind::Sequence {
-        let (body, holds) = run_sequence(target, &results, sc.seeds[0], out)?;
-        publish(target, out, &body)?;
-        return Ok(holds);
-    }
-    if target.kind == Kind::Friendliness {
-        let (body, holds) = run_friendliness(target, &sc, &results, out)?;
-        publish(target, out, &body)?;
-        return Ok(holds);
-    }
-    let table = Table::from_results_by(&results, target.series, target.x_param, |r| {
-        target.measured.goodput(r)
-    });
-    if target.kind == Kind::Energy {
-        let energy = Table::from_results(&results, "protocol", target.x_param, energy_per_mb);
-        let (body, holds) = run_energy(target, &sc, &table, &energy, out)?;
-        publish(target, out, &body)?;
-        return Ok(holds);
-    }
-    let mut checks = (target.checks)(&table);
-    checks.extend((target.run_checks)(&results));
+    let (body, checks) = match target.kind {
+        Kind::Sequence => run_sequence(target, &results, sc.seeds[0], out)?,
+        Kind::Friendliness => run_friendliness(target, &sc, &results, out)?,
+        Kind::Energy | Kind::Curves => {
+            let table = Table::from_results_by(&results, target.series, target.x_param, |r| {
+                target.measured.goodput(r)
+            });
+            if target.kind == Kind::Energy {
+                let energy =
+                    Table::from_results(&results, "protocol", target.x_param, energy_per_mb);
+                run_energy(target, &sc, &table, &energy, out)?
+            } else {
+                run_curves(target, &sc, &results, &table, out)?
+            }
+        }
+    };
+    publish(target, out, &body)?;
+    ledger::record(out, target.name, &checks)?;
+    Ok(!checks.is_empty() && checks.iter().all(|c| c.holds))
+}
+
+/// A curve figure: its plot, and its section with the goodput table.
+fn run_curves(
+    target: &Target,
+    sc: &Scenario,
+    results: &[RunResult],
+    table: &Table,
+    out: &Path,
+) -> Result<(String, Vec<Check>), CliError> {
+    let mut checks = (target.checks)(table);
+    checks.extend((target.run_checks)(results));
     let series = table.curves(target.x_scale);
     line_plot(
         &out.join(target.name),
@@ -548,14 +570,13 @@ fn run_target(target: &Target, out: &Path, jobs_n: usize) -> Result<bool, CliErr
     let duration_s = results.first().map_or(0.0, |r| r.summary.duration_s);
     let body = section(
         target,
-        &sc,
+        sc,
         duration_s,
-        &table,
+        table,
         &checks,
-        &(target.extra)(&results),
+        &(target.extra)(results),
     );
-    publish(target, out, &body)?;
-    Ok(checks.iter().all(|c| c.holds))
+    Ok((body, checks))
 }
 
 /// Writes the target's section into its group page and prints it.
@@ -573,6 +594,10 @@ fn publish(target: &Target, out: &Path, body: &str) -> Result<(), CliError> {
 }
 
 pub fn repro(which: &str, out: &Path, jobs_flag: Option<usize>) -> Result<(), CliError> {
+    let known: Vec<&str> = targets().iter().map(|t| t.name).collect();
+    if which == "ledger" {
+        return ledger::run(out, &known);
+    }
     if which == "stress" || which == "league" || which == "ablation" {
         let holds = match which {
             "stress" => crate::stress::run(out, jobs(jobs_flag))?,
@@ -603,7 +628,7 @@ pub fn repro(which: &str, out: &Path, jobs_flag: Option<usize>) -> Result<(), Cl
                     .chain(GROUPS.iter().map(|g| g.0))
                     .collect();
                 return Err(CliError::Input(format!(
-                    "unknown figure `{which}` (known: {}, all, stress, league, ablation)",
+                    "unknown figure `{which}` (known: {}, all, stress, league, ablation, ledger)",
                     names.join(", ")
                 )));
             }
@@ -612,6 +637,9 @@ pub fn repro(which: &str, out: &Path, jobs_flag: Option<usize>) -> Result<(), Cl
     let mut all_hold = true;
     for t in selected {
         all_hold &= run_target(t, out, jobs(jobs_flag))?;
+    }
+    if which == "all" {
+        ledger::run(out, &known)?;
     }
     if !all_hold {
         return Err(CliError::ChecksFail(
@@ -639,7 +667,8 @@ pub fn figure_help() -> String {
     let groups: Vec<&str> = GROUPS.iter().map(|g| g.0).collect();
     let _ = write!(
         s,
-        "Groups: {}, all.\nAlso: stress, league, ablation.\n\n\
+        "Groups: {}, all.\nAlso: stress, league, ablation, and ledger (every figure and table of the papers,\n\
+         with the verdicts the figures recorded when they ran).\n\n\
          Examples:\n  radial repro rcp-fig5a\n  radial repro league --jobs 2\n  \
          radial repro all --out docs/results",
         groups.join(", ")

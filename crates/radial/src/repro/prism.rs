@@ -3,33 +3,51 @@
 
 use super::*;
 
-/// Payload bytes per byte on a WWAN link: 1000-byte segments carry a
-/// 20-byte TCP header and 20 bytes of IP.
-const PAYLOAD_SHARE: f64 = 1000.0 / 1040.0;
-
 /// The mean of series `s` at x index `xi` (NaN when absent).
 fn mean(t: &Table, s: &str, xi: usize) -> f64 {
     t.stat(s, xi).map_or(f64::NAN, |(m, _)| m)
 }
 
-/// `prism` at `share` of the links' capacity (Mbit/s of payload) or more
-/// at every x up to `up_to`.
-fn near_capacity(t: &Table, capacity_mbps: f64, share: f64, up_to: f64, what: String) -> Check {
+/// The proxy's links to the community members of Figure 7's testbed.
+const MEMBER_LINKS: [[&str; 2]; 2] = [["P", "R"], ["P", "M2"]];
+
+/// The payload capacity (Mbit/s) of the proxy's links to the members, and
+/// the one-way delay of the first (s), read from `target`'s scenario.
+fn members(target: &str) -> Option<(f64, f64)> {
+    let spec = first_spec(target)?;
+    let capacity = MEMBER_LINKS
+        .iter()
+        .map(|l| path(&spec, l).map(|p| p.capacity_mbps))
+        .sum::<Option<f64>>()?;
+    let [a, b] = MEMBER_LINKS[0];
+    Some((capacity, hop(&spec, a, b)?.1))
+}
+
+/// `prism` at `share` of the links' payload capacity or more at every x
+/// that `within` admits; a failure when the scenario's links or the
+/// series are missing.
+fn near_capacity(
+    t: &Table,
+    capacity_mbps: Option<f64>,
+    share: f64,
+    within: impl Fn(f64) -> bool,
+    what: String,
+) -> Check {
+    let Some(capacity) = capacity_mbps else {
+        return missing(what, "the proxy's links to the members in the scenario");
+    };
     let worst = (0..t.xs.len())
-        .filter(|&xi| t.xs[xi] <= up_to + 1e-12)
-        .map(|xi| {
-            (
-                t.xs[xi],
-                mean(t, "prism", xi) / (capacity_mbps * PAYLOAD_SHARE),
-            )
-        })
+        .filter(|&xi| within(t.xs[xi]))
+        .map(|xi| (t.xs[xi], mean(t, "prism", xi) / capacity))
         .min_by(|a, b| a.1.total_cmp(&b.1));
-    let (x, e) = worst.unwrap_or((f64::NAN, 0.0));
+    let Some((x, e)) = worst else {
+        return missing(what, "no point in the range");
+    };
     Check {
         what,
         holds: e >= share,
         detail: format!(
-            "smallest {:.1} % of the payload capacity, at {x}",
+            "smallest {:.1} % of the payload capacity ({capacity:.2} Mbit/s), at {x}",
             e * 100.0
         ),
     }
@@ -61,15 +79,25 @@ fn leads(t: &Table, a: &str, others: &[&str], what: &str) -> Check {
     }
 }
 
+/// Figure 7(a)'s claim: this share of the links' capacity while the delay
+/// disparity is at most this (ms).
+const FIG7A_SHARE: f64 = 0.95;
+const FIG7A_DISPARITY_MS: f64 = 400.0;
+
 pub(super) fn prism_fig7a_checks(t: &Table) -> Vec<Check> {
+    let m = members("prism-fig7a");
+    // x is member 2's one-way delay (ms); member 1's is fixed.
+    let first_delay_ms = m.map_or(f64::NAN, |(_, d)| d * 1e3);
     vec![
         near_capacity(
             t,
-            2.4,
-            0.95,
-            900.0,
-            "`prism` ≥ 95 % of the two links' capacity while the disparity is 400 ms or less"
-                .into(),
+            m.map(|(c, _)| c),
+            FIG7A_SHARE,
+            |x| x - first_delay_ms <= FIG7A_DISPARITY_MS + 1e-9,
+            format!(
+                "`prism` ≥ {:.0} % of the two links' capacity while the disparity is {FIG7A_DISPARITY_MS:.0} ms or less",
+                FIG7A_SHARE * 100.0
+            ),
         ),
         leads(
             t,
@@ -80,11 +108,33 @@ pub(super) fn prism_fig7a_checks(t: &Table) -> Vec<Check> {
         leads(
             t,
             "prism",
-            &["striped"],
-            "`prism` above TCP-SACK striped without RPC",
+            &["vanilla", "striped"],
+            "`prism` above vanilla TCP (with Linux's reordering tolerance) and TCP-SACK, both striped without RPC",
         ),
+        degrades(t, "vanilla", "vanilla TCP degrades as the disparity grows (spurious duplicate ACKs)"),
     ]
 }
+
+/// Series `s` lower at the last x than at the first.
+fn degrades(t: &Table, s: &str, what: &str) -> Check {
+    let last = t.xs.len().saturating_sub(1);
+    match (t.stat(s, 0), t.stat(s, last)) {
+        (Some((first, _)), Some((end, _))) if last > 0 => Check {
+            what: what.into(),
+            holds: end < first,
+            detail: format!(
+                "{first:.3} at {} → {end:.3} Mbit/s at {}",
+                t.xs[0], t.xs[last]
+            ),
+        },
+        _ => missing(what, format!("`{s}` at the first or last point")),
+    }
+}
+
+/// Figure 7(b)'s claim: this share of the links' capacity while the loss
+/// rate is below this.
+const FIG7B_SHARE: f64 = 0.94;
+const FIG7B_LOSS: f64 = 0.008;
 
 pub(super) fn prism_fig7b_checks(t: &Table) -> Vec<Check> {
     let lossy: Vec<usize> = (0..t.xs.len()).filter(|&xi| t.xs[xi] >= 0.001).collect();
@@ -96,10 +146,14 @@ pub(super) fn prism_fig7b_checks(t: &Table) -> Vec<Check> {
     vec![
         near_capacity(
             t,
-            1.44,
-            0.94,
-            0.0079,
-            "`prism` ≥ 94 % of the two links' capacity below 0.8 % loss".into(),
+            members("prism-fig7b").map(|(c, _)| c),
+            FIG7B_SHARE,
+            |x| x < FIG7B_LOSS,
+            format!(
+                "`prism` ≥ {:.0} % of the two links' capacity below {} % loss",
+                FIG7B_SHARE * 100.0,
+                FIG7B_LOSS * 100.0
+            ),
         ),
         Check {
             what: "TCP-PRISM above TCP-SACK behind the same proxy at every loss rate from 0.1 %"
@@ -116,36 +170,139 @@ pub(super) fn prism_fig7b_checks(t: &Table) -> Vec<Check> {
             &["prism-wrr", "prism-rr"],
             "ADAS at or above WRR and RR (all three with TCP-PRISM and full RPC)",
         ),
+        near_capacity_of(
+            t,
+            "vanilla",
+            members("prism-fig7b").map(|(c, _)| c),
+            FIG7B_VANILLA,
+            format!(
+                "vanilla TCP at the paper's {:.0} % of the links' capacity at the lowest loss rate",
+                FIG7B_VANILLA * 100.0
+            ),
+        ),
+        degrades(t, "vanilla", "vanilla TCP degrades as the loss rate grows"),
     ]
 }
 
-/// Figure 7(c): PRISM's throughput over the striped TCP's while M1 and M2
-/// collaborate (0–40 s) and while M1 and M3 do (60–90 s).
+/// Figure 7(b): vanilla TCP's "relatively good performance (i.e., 90%) at
+/// a low loss rate".
+const FIG7B_VANILLA: f64 = 0.9;
+
+/// Series `s` at `share` of the links' payload capacity or more at the
+/// first x.
+fn near_capacity_of(t: &Table, s: &str, capacity: Option<f64>, share: f64, what: String) -> Check {
+    match (capacity, t.stat(s, 0)) {
+        (Some(c), Some((v, _))) => Check {
+            what,
+            holds: v >= share * c,
+            detail: format!(
+                "{v:.3} of {c:.3} Mbit/s ({:.1} %) at {}",
+                v / c * 100.0,
+                t.xs[0]
+            ),
+        },
+        _ => missing(
+            what,
+            format!("`{s}` at the first point, or the links in the scenario"),
+        ),
+    }
+}
+
+/// Figure 7(c)'s claims: PRISM's throughput over vanilla TCP's while two
+/// members collaborate, in the order the phases come (the paper's 310 %
+/// from 0 to 40 s and 208 % from 60 to 90 s); and "the aggregated
+/// bandwidth of all WWAN links", held to this share of their capacity.
+const FIG7C_GAINS: [f64; 2] = [3.10, 2.08];
+const FIG7C_AGGREGATE: f64 = 0.9;
+
+/// The phases of `target`'s `download` flow in which two members or more
+/// collaborate: (start, end, the payload capacity of their links), from
+/// the scenario's pipe times and links.
+fn phases(target: &str) -> Option<Vec<(f64, f64, f64)>> {
+    let spec = first_spec(target)?;
+    let flow = spec.flows.iter().find(|f| f.name == "download")?;
+    let end = spec.duration.as_secs_f64();
+    let mut cuts: Vec<f64> = vec![0.0, end];
+    for p in &flow.pipes {
+        cuts.push(p.open.as_secs_f64());
+        cuts.extend(p.drop.or(p.close).map(|t| t.as_secs_f64()));
+    }
+    cuts.sort_by(f64::total_cmp);
+    cuts.dedup();
+    let mut out = Vec::new();
+    for w in cuts.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let alive: Vec<_> = flow
+            .pipes
+            .iter()
+            .filter(|p| {
+                p.open.as_secs_f64() <= a && p.drop.or(p.close).is_none_or(|t| t.as_secs_f64() >= b)
+            })
+            .collect();
+        if alive.len() >= 2 {
+            let via = |n: u32| spec.nodes.get(n as usize).map(String::as_str);
+            let capacity = alive
+                .iter()
+                .map(|p| Some(path(&spec, &["P", via(p.via)?])?.capacity_mbps))
+                .sum::<Option<f64>>()?;
+            out.push((a, b, capacity));
+        }
+    }
+    Some(out)
+}
+
+/// Figure 7(c): in each phase in which two members collaborate, PRISM's
+/// throughput over vanilla TCP's (TCP-SACK with Linux's reordering
+/// tolerance, striped without RPC) at least the paper's gain, and PRISM at
+/// [`FIG7C_AGGREGATE`] of the members' links.
 pub(super) fn prism_fig7c_checks(results: &[RunResult]) -> Vec<Check> {
     let rate = |v: &str, a: f64, b: f64| {
         results
             .iter()
             .find(|r| r.point.text("variant").as_deref() == Some(v))
             .and_then(download)
-            .map_or(f64::NAN, |(_, pts)| rate_between(&pts, a, b))
+            .map(|(_, pts)| rate_between(&pts, a, b))
     };
-    [
-        ("M1 and M2", 0.0, 40.0, 3.10),
-        ("M1 and M3", 60.0, 90.0, 2.08),
-    ]
-    .into_iter()
-    .map(|(who, a, b, paper)| {
-        let (p, s) = (rate("prism", a, b), rate("striped", a, b));
-        Check {
-            what: format!(
-                "{who} ({a}–{b} s): `prism` at least the paper's {:.0} % of the striped TCP",
-                paper * 100.0
+    let Some(phases) = phases("prism-fig7c").filter(|p| p.len() == FIG7C_GAINS.len()) else {
+        return vec![missing(
+            "Figure 7(c)'s checks",
+            format!(
+                "the scenario does not have {} phases of two collaborating members",
+                FIG7C_GAINS.len()
             ),
-            holds: p >= paper * s,
-            detail: format!("{p:.3} against {s:.3} Mbit/s ({:.0} %)", p / s * 100.0),
-        }
-    })
-    .collect()
+        )];
+    };
+    let mut checks = Vec::new();
+    for (&(a, b, capacity), gain) in phases.iter().zip(FIG7C_GAINS) {
+        let what = format!(
+            "{a}–{b} s: `prism` at least the paper's {:.0} % of vanilla TCP",
+            gain * 100.0
+        );
+        checks.push(match (rate("prism", a, b), rate("vanilla", a, b)) {
+            (Some(p), Some(v)) => Check {
+                what,
+                holds: p >= gain * v,
+                detail: format!("{p:.3} against {v:.3} Mbit/s ({:.0} %)", p / v * 100.0),
+            },
+            _ => missing(what, "no `download` in variant `prism` or `vanilla`"),
+        });
+        let what = format!(
+            "{a}–{b} s: `prism` achieves the aggregated bandwidth of the members' links (at least {:.0} % of their payload capacity)",
+            FIG7C_AGGREGATE * 100.0
+        );
+        checks.push(match rate("prism", a, b) {
+            Some(p) => Check {
+                what,
+                holds: p >= FIG7C_AGGREGATE * capacity,
+                detail: format!(
+                    "{p:.3} of {capacity:.3} Mbit/s ({:.0} %)",
+                    p / capacity * 100.0
+                ),
+            },
+            None => missing(what, "no `download` in variant `prism`"),
+        });
+    }
+    checks
 }
 
 pub(super) fn prism_fig9_checks(t: &Table) -> Vec<Check> {

@@ -3,9 +3,17 @@
 
 use super::*;
 
+/// pTCP's two engines: the paper's, whose checks the paper's claims are
+/// held to, and ours beside it; with the prefix of their variants in the
+/// figures that name variants.
+const ENGINES: [(&str, &str); 2] = [("ptcp-paper", "paper-"), ("ptcp", "")];
+
 /// Figure 9(a)'s grid with pTCP: at 95 % of Ideal everywhere.
 pub(super) fn ptcp_fig9a_checks(t: &Table) -> Vec<Check> {
-    vec![tracks_ideal(t, "ptcp", "Mbit/s")]
+    ENGINES
+        .iter()
+        .map(|&(p, _)| tracks_ideal(t, p, "Mbit/s"))
+        .collect()
 }
 
 fn report<'a>(results: &'a [RunResult], param: &str, v: &str) -> Option<&'a RunResult> {
@@ -21,51 +29,119 @@ pub(super) fn ptcp_fig7_checks(results: &[RunResult]) -> Vec<Check> {
         report(results, "protocol", v)
             .and_then(download)
             .map(|(_, pts)| rate_between(&pts, a, b))
-            .unwrap_or(f64::NAN)
     };
     let goodput = |v: &str| {
         report(results, "protocol", v)
             .and_then(|r| named_flow(r, "download"))
-            .map_or(f64::NAN, |f| f.goodput_mbps)
+            .map(|f| f.goodput_mbps)
     };
-    let (p4, s4) = (rate("ptcp", 65.0, 100.0), rate("tcp-sack", 65.0, 100.0));
-    vec![
-        Check {
-            what: "phase IV: `ptcp` aggregates the WWAN and WLAN-2 (more than `tcp-sack` on WLAN-2 alone, 65–100 s)".into(),
-            holds: p4 > s4,
-            detail: format!("{p4:.2} against {s4:.2} Mbit/s"),
-        },
-        Check {
-            what: "over the whole trajectory `ptcp` delivers more than the single-state `tcp-sack` and `rcp`".into(),
-            holds: goodput("ptcp") > goodput("tcp-sack") && goodput("ptcp") > goodput("rcp"),
-            detail: format!(
-                "{:.2} against {:.2} and {:.2} Mbit/s (`r2cp` {:.2})",
-                goodput("ptcp"),
-                goodput("tcp-sack"),
-                goodput("rcp"),
-                goodput("r2cp")
-            ),
-        },
-    ]
+    let mut checks = Vec::new();
+    for (p, _) in ENGINES {
+        let what = format!(
+            "phase IV: `{p}` aggregates the WWAN and WLAN-2 (more than `tcp-sack` on WLAN-2 alone, 65–100 s)"
+        );
+        checks.push(
+            match (rate(p, 65.0, 100.0), rate("tcp-sack", 65.0, 100.0)) {
+                (Some(p4), Some(s4)) => Check {
+                    what,
+                    holds: p4 > s4,
+                    detail: format!("{p4:.2} against {s4:.2} Mbit/s"),
+                },
+                _ => missing(what, format!("no `download` of `{p}` or `tcp-sack`")),
+            },
+        );
+        let what = format!(
+            "over the whole trajectory `{p}` delivers more than the single-state `tcp-sack` and `rcp`"
+        );
+        checks.push(match (goodput(p), goodput("tcp-sack"), goodput("rcp")) {
+            (Some(g), Some(t), Some(r)) => Check {
+                what,
+                holds: g > t && g > r,
+                detail: format!("{g:.2} against {t:.2} and {r:.2} Mbit/s"),
+            },
+            _ => missing(what, format!("no `download` of `{p}`, `tcp-sack` or `rcp`")),
+        });
+        checks.push(soft_handoff(results, p));
+    }
+    checks
+}
+
+/// How long after the new pipe of Figure 8's soft handoff opens both pipes
+/// are watched (s).
+const FIG8_WINDOW_S: f64 = 2.0;
+
+/// Figure 8: at the soft handoff (the pipe that retires when the next is
+/// ready, and that next pipe, from the scenario), both pipes deliver data
+/// in the seconds after the new one opens.
+fn soft_handoff(results: &[RunResult], p: &str) -> Check {
+    let handoff = spec_where("ptcp-fig7", "protocol", p).and_then(|spec| {
+        let flow = spec
+            .flows
+            .iter()
+            .find(|f| f.name == "download" && !f.pipes.is_empty())?;
+        let old = flow.pipes.iter().position(|x| x.handoff_to_next)?;
+        Some((old, flow.pipes.get(old + 1)?.open.as_secs_f64()))
+    });
+    let what = |at: f64| {
+        format!(
+            "Figure 8: at the soft handoff (the new pipe opens at {at} s) `{p}`'s old and new pipes both deliver data in the {FIG8_WINDOW_S} s after"
+        )
+    };
+    let Some((old, at)) = handoff else {
+        return missing(
+            what(f64::NAN),
+            "no pipe that hands off to the next in the scenario",
+        );
+    };
+    let Some((r, fi)) = report(results, "protocol", p).and_then(|r| Some((r, download(r)?.0)))
+    else {
+        return missing(what(at), format!("no `download` of `{p}`"));
+    };
+    let rate = |k: usize| rate_between(&pipe_points(r, fi, k as u16), at, at + FIG8_WINDOW_S);
+    let (a, b) = (rate(old), rate(old + 1));
+    Check {
+        what: what(at),
+        holds: a > 0.0 && b > 0.0,
+        detail: format!("old pipe {a:.2} Mbit/s, new pipe {b:.2} Mbit/s"),
+    }
 }
 
 /// Figure 13: soft handoff within twice the usual gap; hard handoff about a
 /// round trip plus the handshake.
 pub(super) fn ptcp_fig13_checks(results: &[RunResult]) -> Vec<Check> {
-    let f = |v: &str| report(results, "variant", v).and_then(|r| named_flow(r, "download"));
-    let mut checks = Vec::new();
-    let what =
-        "soft handoff: in-order delivery pauses at most twice its median gap before the handoff";
-    checks.push(seamless(what, f("soft"), "soft"));
-    let lower = "hard handoff: the service disruption is at least one round trip of the new path (pTCP §6.3.1: \"at least one round-trip time\")";
-    let what = "hard handoff: delivery resumes within one round trip plus the new pipe's handshake (and the usual gap and a packet)";
     let nodes = ["server", "AP2", "MH2"];
     let bound =
         first_spec("ptcp-fig13").and_then(|s| Some((path(&s, &nodes)?, packet_time(&s, &nodes)?)));
+    let mut checks = Vec::new();
+    for (p, prefix) in ENGINES {
+        checks.extend(handoff_checks(results, p, prefix, bound.as_ref()));
+    }
+    checks
+}
+
+/// Figure 13's checks on one engine's variants `{prefix}soft` and
+/// `{prefix}hard`, given the new path and its packet time.
+fn handoff_checks(
+    results: &[RunResult],
+    p: &str,
+    prefix: &str,
+    bound: Option<&(PathBound, f64)>,
+) -> Vec<Check> {
+    let f = |v: &str| {
+        report(results, "variant", &format!("{prefix}{v}")).and_then(|r| named_flow(r, "download"))
+    };
+    let mut checks = Vec::new();
+    let what = format!(
+        "`{p}` soft handoff: in-order delivery pauses at most twice its median gap before the handoff"
+    );
+    checks.push(seamless(&what, f("soft"), &format!("{prefix}soft")));
+    let lower = format!("`{p}` hard handoff: the service disruption is at least one round trip of the new path (pTCP §6.3.1: \"at least one round-trip time\")");
+    let what = format!("`{p}` hard handoff: delivery resumes within one round trip plus the new pipe's handshake (and the usual gap and a packet)");
     match (f("hard"), bound) {
         (None, _) => {
-            checks.push(missing(lower, "no `download` flow in variant `hard`"));
-            checks.push(missing(what, "no `download` flow in variant `hard`"));
+            let no = format!("no `download` flow in variant `{prefix}hard`");
+            checks.push(missing(lower, &no));
+            checks.push(missing(what, no));
         }
         (_, None) => {
             checks.push(missing(lower, "no path server → AP2 → MH2 in the scenario"));
@@ -80,7 +156,7 @@ pub(super) fn ptcp_fig13_checks(results: &[RunResult]) -> Vec<Check> {
             let usual = f.pre_handoff_median_gap_s.unwrap_or(f64::NAN);
             let bound = usual + 2.0 * p.rtt + packet;
             checks.push(Check {
-                what: lower.into(),
+                what: lower,
                 holds: gap >= p.rtt,
                 detail: format!(
                     "{:.1} ms against a round trip of {:.1} ms",
@@ -89,7 +165,7 @@ pub(super) fn ptcp_fig13_checks(results: &[RunResult]) -> Vec<Check> {
                 ),
             });
             checks.push(Check {
-                what: what.into(),
+                what,
                 holds: gap <= bound,
                 detail: format!(
                     "{:.1} ms against {:.1} ms: the usual gap {:.1} ms, a handshake and a round trip of {:.1} ms each, a packet {:.1} ms",
@@ -108,49 +184,56 @@ pub(super) fn ptcp_fig13_checks(results: &[RunResult]) -> Vec<Check> {
 /// Figure 14: TCP-ELN on the lossy pipe carries more there, and the
 /// connection gets the pipes' sum either way.
 pub(super) fn ptcp_fig14_checks(results: &[RunResult]) -> Vec<Check> {
-    let pipe2 = |v: &str| {
-        let runs: Vec<f64> = results
+    let runs = |v: &str| -> Vec<&RunResult> {
+        results
             .iter()
             .filter(|r| r.point.text("variant").as_deref() == Some(v))
+            .collect()
+    };
+    let pipe2 = |v: &str| {
+        let rates: Vec<f64> = runs(v)
+            .into_iter()
             .filter_map(|r| {
                 let (fi, _) = download(r)?;
                 let pts = pipe_points(r, fi, 1);
                 Some(rate_between(&pts, 5.0, r.summary.duration_s))
             })
             .collect();
-        mean_of(&runs)
+        mean_of(&rates)
     };
     let total = |v: &str| {
-        let runs: Vec<f64> = results
-            .iter()
-            .filter(|r| r.point.text("variant").as_deref() == Some(v))
+        let rates: Vec<f64> = runs(v)
+            .into_iter()
             .filter_map(|r| named_flow(r, "download").map(|f| f.goodput_mbps))
             .collect();
-        mean_of(&runs)
+        mean_of(&rates)
     };
     // A variant without runs is a failed check, never a mean of zero.
-    let compare = |what: &str, a: Option<f64>, b: Option<f64>, detail: &str| match (a, b) {
+    let compare = |what: String, a: Option<f64>, b: Option<f64>, detail: &str| match (a, b) {
         (Some(a), Some(b)) => Check {
-            what: what.into(),
+            what,
             holds: a > b,
             detail: format!("{a:.2} against {b:.2} Mbit/s{detail}"),
         },
         _ => missing(what, "a variant (`eln` or `tcp`) has no runs"),
     };
-    vec![
-        compare(
-            "TCP-ELN on the lossy WLAN-2 pipe carries more there than TCP",
-            pipe2("eln"),
-            pipe2("tcp"),
+    let mut checks = Vec::new();
+    for (p, prefix) in ENGINES {
+        let (eln, tcp) = (format!("{prefix}eln"), format!("{prefix}tcp"));
+        checks.push(compare(
+            format!("`{p}`: TCP-ELN on the lossy WLAN-2 pipe carries more there than TCP"),
+            pipe2(&eln),
+            pipe2(&tcp),
             " (mean over seeds, after 5 s)",
-        ),
-        compare(
-            "and the connection gains with it",
-            total("eln"),
-            total("tcp"),
+        ));
+        checks.push(compare(
+            format!("`{p}`: and the connection gains with it"),
+            total(&eln),
+            total(&tcp),
             "",
-        ),
-    ]
+        ));
+    }
+    checks
 }
 
 /// The mean of `v`, none when it is empty.

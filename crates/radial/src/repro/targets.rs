@@ -218,6 +218,16 @@ const DEFINED: &[Target] = &[
         ..BASE
     },
     Target {
+        name: "tcpho-fig7",
+        group: "tcpho",
+        scenario: include_str!("../../../../scenarios/papers/tcpho-fig7.toml"),
+        path: "scenarios/papers/tcpho-fig7.toml",
+        x_param: "outage_s",
+        measured: Measured::Resume("download"),
+        checks: tcpho_fig7_checks,
+        ..BASE
+    },
+    Target {
         name: "freeze-handoff",
         group: "survey",
         scenario: include_str!("../../../../scenarios/papers/freeze-handoff.toml"),
@@ -241,6 +251,17 @@ const DEFINED: &[Target] = &[
         checks: probing_checks,
         run_checks: probing_run_checks,
         extra: probing_extra,
+        ..BASE
+    },
+    Target {
+        name: "survey-fig7",
+        group: "survey",
+        scenario: include_str!("../../../../scenarios/papers/survey-fig7.toml"),
+        path: "scenarios/papers/survey-fig7.toml",
+        x_param: "error",
+        x_scale: 100.0,
+        measured: Measured::CompletionTime("download"),
+        checks: survey_fig7_checks,
         ..BASE
     },
     Target {

@@ -36,8 +36,12 @@ impl PtcpSender {
     /// copied yet, and under pTCP only if the copy would arrive first: the
     /// holder should bring it later than `path` could, or it is overdue
     /// (unacknowledged two of the holder's round trips after it was sent:
-    /// lost, or behind a queue that grew).
+    /// lost, or behind a queue that grew). `None` with the rule
+    /// ([`crate::ptcp::PtcpRules::opportunistic_retransmission`]) off.
     pub(super) fn blocking_head(&self, now: Instant, path: usize) -> Option<u64> {
+        if !self.config.rules.opportunistic_retransmission {
+            return None;
+        }
         let (head, holder) = self.blocked_head(path)?;
         let srtt = self.pipes[holder].as_ref().and_then(|p| p.tcp.srtt());
         let sooner = || match (self.bound_at.get(&head), self.one_way(holder), srtt) {

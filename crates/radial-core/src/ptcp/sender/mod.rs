@@ -382,8 +382,13 @@ impl PtcpSender {
     /// a pipe with nothing to bind stays frozen at its sent end.
     fn pump(&mut self, now: Instant) {
         self.want_pump = false;
-        if self.config.mptcp.is_none() {
+        if self.config.mptcp.is_none() && self.config.rules.fewest_first {
             self.pump_fewest_first(now);
+        } else if self.config.mptcp.is_none() {
+            for path in 0..self.pipes.len() {
+                while self.offer(now, path, u64::MAX) {}
+                self.drain(now, path);
+            }
         } else {
             let (order, count) = self.min_rtt_order();
             for &path in &order[..count] {

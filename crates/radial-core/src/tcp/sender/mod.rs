@@ -18,6 +18,7 @@ mod handoff;
 mod persist;
 mod prism;
 mod probing;
+mod reordering;
 mod suspend;
 mod virtual_pipe;
 
@@ -120,6 +121,8 @@ pub struct TcpSender {
     probing: probing::Probing,
     /// TCP-PRISM's state.
     prism: prism::Prism,
+    /// The reordering measured (with reordering tolerance).
+    reordering: reordering::Reordering,
 }
 
 impl TcpSender {
@@ -163,6 +166,7 @@ impl TcpSender {
             peer_window: None,
             probing: probing::Probing::default(),
             prism: prism::Prism::default(),
+            reordering: reordering::Reordering::default(),
             config,
         }
     }
@@ -221,6 +225,7 @@ impl TcpSender {
         let again = end <= self.max_seq;
         if again {
             self.stats.retransmits += 1;
+            self.note_retransmission(offset);
         } else {
             if self.timed.is_none() {
                 self.timed = Some((end, now));
@@ -486,6 +491,7 @@ impl TcpSender {
 
     /// ns-2 `Sack1TcpAgent::recv`.
     fn on_ack_sack(&mut self, now: Instant, ack: u64, sack: &[(u64, u64)]) {
+        self.measure_reordering(ack, sack);
         if !self.fast_recovery {
             if ack > self.last_ack {
                 let acked = ack - self.last_ack;
@@ -499,9 +505,9 @@ impl TcpSender {
                     .update(self.highest_ack, sack.iter().copied());
                 if changed {
                     self.dupacks += 1;
-                    if self.dupacks == self.config.dupthresh {
+                    if self.dupacks == self.dupthresh() {
                         self.sack_dupack_action(now);
-                    } else if self.dupacks < self.config.dupthresh {
+                    } else if self.dupacks < self.dupthresh() {
                         self.send_one(now);
                     }
                 }
@@ -555,8 +561,7 @@ impl TcpSender {
         }
         let mss = self.mss();
         self.recover = Some(self.max_seq);
-        self.pipe =
-            ((self.max_seq - self.highest_ack) / mss) as i64 - i64::from(self.config.dupthresh);
+        self.pipe = ((self.max_seq - self.highest_ack) / mss) as i64 - i64::from(self.dupthresh());
         self.restart_timer(now, false);
         self.fast_recovery = true;
         self.last_action = LastAction::DupAck;
@@ -618,18 +623,17 @@ impl TcpSender {
             }
         } else if ack == self.last_ack {
             self.dupacks += 1;
-            if self.dupacks == self.config.dupthresh {
+            if self.dupacks == self.dupthresh() {
                 self.newreno_dupack_action(now, eln);
-            } else if self.dupacks > self.config.dupthresh && self.last_action == LastAction::DupAck
-            {
+            } else if self.dupacks > self.dupthresh() && self.last_action == LastAction::DupAck {
                 self.dupwnd += 1;
-            } else if self.dupacks < self.config.dupthresh {
+            } else if self.dupacks < self.dupthresh() {
                 self.send_one(now);
             }
         }
         if self.dupacks == 0 {
             self.send_much(now, self.config.max_burst);
-        } else if self.dupacks >= self.config.dupthresh {
+        } else if self.dupacks >= self.dupthresh() {
             self.send_much(now, 2);
         }
     }
@@ -662,7 +666,7 @@ impl TcpSender {
         self.loss_response(now, cause);
         let x = self.last_ack;
         self.output(now, x);
-        self.dupwnd = u64::from(self.config.dupthresh);
+        self.dupwnd = u64::from(self.dupthresh());
     }
 
     /// ns-2 `TcpAgent::timeout` (with the Sack1 and Reno preludes).

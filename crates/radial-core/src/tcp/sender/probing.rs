@@ -295,7 +295,7 @@ impl TcpSender {
                 }
                 self.fast_retransmit(now, cause);
                 self.dupwnd += absorbed;
-                self.dupacks = self.config.dupthresh;
+                self.dupacks = self.dupthresh();
                 self.send_much(now, 2);
             }
         }
