@@ -132,7 +132,7 @@ fn handoff_checks(
     };
     let mut checks = Vec::new();
     let what = format!(
-        "`{p}` soft handoff: in-order delivery pauses at most twice its median gap before the handoff"
+        "`{p}` soft handoff: in-order delivery pauses at most {SEAMLESS}× its median gap before the handoff"
     );
     checks.push(seamless(&what, f("soft"), &format!("{prefix}soft")));
     let lower = format!("`{p}` hard handoff: the service disruption is at least one round trip of the new path (pTCP §6.3.1: \"at least one round-trip time\")");
