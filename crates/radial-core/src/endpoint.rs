@@ -156,6 +156,10 @@ pub struct EndpointStats {
     /// what was ever asked for or past the receive buffer (a receiver
     /// stores only what it asked for, whatever a sender sends).
     pub unsolicited: u64,
+    /// A PRISM proxy's re-sequencing buffer: bytes from the receiver's
+    /// cumulative point to the highest byte it holds, as the last
+    /// acknowledgment left them (PRISM Figure 14).
+    pub resequencing_span: u64,
 }
 
 /// Per-path figures of a multi-path endpoint.

@@ -94,6 +94,14 @@ pub struct FlowReport {
     /// in handoff order; a handoff after which nothing was delivered is
     /// left out.
     pub handoff_resume_s: Vec<f64>,
+    /// The sender's congestion window averaged over the samples taken
+    /// while the flow ran (bytes; PRISM Figure 15(c)), if it has one and
+    /// the run samples.
+    pub mean_cwnd_bytes: Option<f64>,
+    /// A PRISM flow's re-sequencing buffer at its proxy (bytes from the
+    /// receiver's cumulative point to the highest byte it holds) averaged
+    /// over the samples taken while the flow ran (Figure 14).
+    pub mean_resequencing_bytes: Option<f64>,
 }
 
 /// One link direction's counters.

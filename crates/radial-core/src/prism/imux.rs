@@ -257,6 +257,7 @@ impl Endpoint for Imux {
     fn stats(&self) -> EndpointStats {
         EndpointStats {
             datagrams_sent: self.outbox.sent,
+            resequencing_span: self.rpc.span,
             ..self.stats
         }
     }

@@ -147,6 +147,8 @@ pub struct Rpc {
     /// Largest distance seen between the cumulative point and the highest
     /// byte the receiver holds (the re-sequencing buffer, Figure 14).
     pub max_span: u64,
+    /// That distance as the last acknowledgment left it.
+    pub span: u64,
     /// Acknowledgments held and later released re-written.
     pub corrected: u64,
     /// Loss notices sent.
@@ -163,6 +165,7 @@ impl Rpc {
             cum: 0,
             next_tx: 0,
             max_span: 0,
+            span: 0,
             corrected: 0,
             notices: 0,
         }
@@ -277,14 +280,13 @@ impl Rpc {
                 }
             }
         }
-        if let Some((&o, s)) = self
+        self.span = self
             .segments
             .range(cum..)
             .rev()
             .find(|(_, s)| matches!(s.state, State::Arrived { .. }))
-        {
-            self.max_span = self.max_span.max(o + s.len - cum);
-        }
+            .map_or(0, |(&o, s)| o + s.len - cum);
+        self.max_span = self.max_span.max(self.span);
         let overtaken = self.overtaken(cum, &newly);
         let emits = self.decide(old, cum, was_in_loss, overtaken, &found.losses);
         self.cum = cum;

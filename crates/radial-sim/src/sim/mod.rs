@@ -182,6 +182,13 @@ struct FlowState {
     /// Returns of the receiving host's access links after a handoff, and
     /// the first in-order delivery after each.
     link_returns: Vec<(Instant, Option<Instant>)>,
+    /// The sender's congestion window summed over the samples taken while
+    /// the flow ran, and how many.
+    cwnd_samples: (u64, u64),
+    /// A PRISM flow's proxy, and its re-sequencing span summed over the
+    /// same samples.
+    proxy: Option<u32>,
+    span_samples: (u64, u64),
 }
 
 impl FlowState {
@@ -230,6 +237,9 @@ impl FlowState {
             pre_handoff_gaps: Vec::new(),
             link_returns: Vec::new(),
             reseq: None,
+            cwnd_samples: (0, 0),
+            proxy: None,
+            span_samples: (0, 0),
         }
     }
 }
@@ -427,6 +437,30 @@ impl Simulator {
                         flow: i as u32,
                         delivered,
                     });
+                    let started = self.spec.flows[i].start <= self.net.now - Instant::ZERO;
+                    let f = &self.flows[i];
+                    if started && f.completed_at.is_none() {
+                        let cwnd = self.agents[f.sender as usize]
+                            .endpoint
+                            .as_ref()
+                            .map_or(0, |ep| ep.stats().cwnd);
+                        let span = f.proxy.and_then(|p| {
+                            Some(
+                                self.agents[p as usize]
+                                    .endpoint
+                                    .as_ref()?
+                                    .stats()
+                                    .resequencing_span,
+                            )
+                        });
+                        let f = &mut self.flows[i];
+                        if cwnd > 0 {
+                            f.cwnd_samples = (f.cwnd_samples.0 + cwnd, f.cwnd_samples.1 + 1);
+                        }
+                        if let Some(span) = span {
+                            f.span_samples = (f.span_samples.0 + span, f.span_samples.1 + 1);
+                        }
+                    }
                     let rx = self.flows[i].receiver as usize;
                     if let Some(ep) = &self.agents[rx].endpoint {
                         for ps in ep.path_stats() {

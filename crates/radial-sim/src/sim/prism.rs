@@ -116,6 +116,8 @@ impl Simulator {
             });
         }
         let handoffs = self.schedule_pipes(f, imux);
-        self.flows.push(FlowState::new(sender, receiver, handoffs));
+        let mut state = FlowState::new(sender, receiver, handoffs);
+        state.proxy = Some(imux);
+        self.flows.push(state);
     }
 }

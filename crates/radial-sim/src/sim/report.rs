@@ -164,6 +164,10 @@ impl Simulator {
                 .iter()
                 .filter_map(|&(up, first)| first.map(|t| (t - up).as_secs_f64()))
                 .collect(),
+            mean_cwnd_bytes: (f.cwnd_samples.1 > 0)
+                .then(|| f.cwnd_samples.0 as f64 / f.cwnd_samples.1 as f64),
+            mean_resequencing_bytes: (f.span_samples.1 > 0)
+                .then(|| f.span_samples.0 as f64 / f.span_samples.1 as f64),
         }
     }
 

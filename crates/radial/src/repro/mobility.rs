@@ -22,7 +22,11 @@ pub(super) const GROUPS: &[(&str, &[&str])] = &[
             "prism-fig9",
             "prism-fig10",
             "prism-fig11",
+            "prism-fig12",
+            "prism-fig13",
+            "prism-fig14",
             "prism-fig15",
+            "prism-fig15c",
         ],
     ),
 ];

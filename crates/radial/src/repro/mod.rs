@@ -177,6 +177,9 @@ pub enum Measured {
     /// How long one flow, by name, took to deliver again after its link's
     /// returns (the mean over its handoffs), in seconds.
     Resume(&'static str),
+    /// Jain's fairness index of the reliable flows' average congestion
+    /// windows.
+    CwndFairness,
 }
 
 impl Measured {
@@ -197,6 +200,16 @@ impl Measured {
                 let v = &named_flow(r, name)?.handoff_resume_s;
                 (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
             }
+            Measured::CwndFairness => {
+                let w: Option<Vec<f64>> = r
+                    .summary
+                    .flows
+                    .iter()
+                    .filter(|f| f.protocol != "udp")
+                    .map(|f| f.mean_cwnd_bytes)
+                    .collect();
+                jain(&w?)
+            }
         }
     }
 
@@ -204,9 +217,17 @@ impl Measured {
         match self {
             Measured::CompletionTime(_) => "completion time (s)",
             Measured::Resume(_) => "time to deliver again after the link returns (s)",
+            Measured::CwndFairness => "Jain's index of the average windows",
             _ => "goodput per flow (Mbit/s)",
         }
     }
+}
+
+/// Jain's fairness index of `x`: (Σx)² / (n Σx²), 1 when all are equal;
+/// none for no values or all zero.
+fn jain(x: &[f64]) -> Option<f64> {
+    let (s, s2) = x.iter().fold((0.0, 0.0), |(s, s2), v| (s + v, s2 + v * v));
+    (s2 > 0.0).then(|| s * s / (x.len() as f64 * s2))
 }
 
 /// Joules per delivered megabyte at the (first) node that models energy.
@@ -387,6 +408,7 @@ fn section(
             Measured::SumReliable => "Aggregate goodput in Mbit/s (for `ideal`: the sum of single-path flows alone on each path at once, as the scenario file describes)".to_string(),
             Measured::CompletionTime(name) => format!("Completion time of the flow `{name}` in s"),
             Measured::Resume(name) => format!("Time the flow `{name}` took to deliver again after its link returned, in s"),
+            Measured::CwndFairness => "Jain's fairness index of the flows' average congestion windows".to_string(),
         },
         sc.seeds.len(),
         target.path

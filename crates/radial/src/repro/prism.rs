@@ -365,11 +365,20 @@ pub(super) fn prism_fig11_checks(t: &Table) -> Vec<Check> {
     let last = t.xs.len().saturating_sub(1);
     let (adas, ideal) = (mean(t, "adas", last), mean(t, "ideal", last));
     let others = ["wrr", "rr", "random", "hrtt", "nip"];
-    let mut margin = (f64::INFINITY, "", f64::NAN);
+    // No point is no lead: NaN, which fails the check.
+    let mut margin = (
+        if t.xs.is_empty() {
+            f64::NAN
+        } else {
+            f64::INFINITY
+        },
+        "",
+        f64::NAN,
+    );
     for o in others {
         for xi in 0..t.xs.len() {
             let m = mean(t, "adas", xi) / mean(t, o, xi) - 1.0;
-            if !(m >= margin.0) {
+            if !margin.0.is_nan() && (m.is_nan() || m < margin.0) {
                 margin = (m, o, t.xs[xi]);
             }
         }
@@ -406,4 +415,296 @@ pub(super) fn prism_fig11_checks(t: &Table) -> Vec<Check> {
             ),
         },
     ]
+}
+
+/// Figure 13's claims: with full RPC "maximum network utilization", held
+/// to this share of the ideal; without RPC "less than 50% of the ideal".
+const FIG13_FULL: f64 = 0.95;
+const FIG13_NONE: f64 = 0.5;
+
+/// Figure 13: full RPC near the ideal and no RPC below half of it at every
+/// disparity; partial RPC better than none on average (the paper: by 50 %)
+/// and below full at every disparity.
+pub(super) fn prism_fig13_checks(t: &Table) -> Vec<Check> {
+    let share = |s: &str| -> Option<Vec<(f64, f64)>> {
+        let ps = pairs(t, s, "ideal").ok()?;
+        Some(ps.into_iter().map(|(x, v, i)| (x, v / i)).collect())
+    };
+    let mut out = Vec::new();
+    let what = format!(
+        "full RPC at {:.0} % of the ideal or more at every disparity",
+        FIG13_FULL * 100.0
+    );
+    out.push(match share("full") {
+        None => missing(what, "`full` or `ideal` at some disparity"),
+        Some(v) => {
+            let (x, e) = v
+                .iter()
+                .copied()
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .expect("pairs are never empty");
+            Check {
+                what,
+                holds: e >= FIG13_FULL,
+                detail: format!("smallest {:.1} % at {x} %", e * 100.0),
+            }
+        }
+    });
+    let what = format!(
+        "without RPC below {:.0} % of the ideal at every disparity",
+        FIG13_NONE * 100.0
+    );
+    out.push(match share("none") {
+        None => missing(what, "`none` or `ideal` at some disparity"),
+        Some(v) => {
+            let (x, e) = v
+                .iter()
+                .copied()
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .expect("pairs are never empty");
+            Check {
+                what,
+                holds: e < FIG13_NONE,
+                detail: format!("largest {:.1} % at {x} %", e * 100.0),
+            }
+        }
+    });
+    let what = "partial RPC better than none on average (the paper: by 50 %) and below full RPC at every disparity";
+    out.push(
+        match (pairs(t, "partial", "none"), pairs(t, "partial", "full")) {
+            (Ok(pn), Ok(pf)) => {
+                let gain = pn.iter().map(|&(_, p, n)| p / n).sum::<f64>() / pn.len() as f64 - 1.0;
+                let below = pf.iter().all(|&(_, p, f)| p < f);
+                Check {
+                    what: what.into(),
+                    holds: gain > 0.0 && below,
+                    detail: format!(
+                        "mean gain over none {:.0} %; below full at every disparity: {below}",
+                        gain * 100.0
+                    ),
+                }
+            }
+            (Err(e), _) | (_, Err(e)) => missing(what, e),
+        },
+    );
+    out
+}
+
+/// Figure 15(c): the paper's three PRISM flows' average windows (segments).
+const FIG15C_PAPER: [f64; 3] = [19.5, 18.4, 21.8];
+
+/// The average windows (segments) of each seed's run with `n` flows, by
+/// seed, flows in name order.
+fn windows(results: &[RunResult], n: usize) -> Vec<(u64, Vec<f64>)> {
+    results
+        .iter()
+        .filter(|r| r.point.text("flows").as_deref() == Some(&n.to_string()))
+        .map(|r| {
+            let mss = 1000.0;
+            let w = r
+                .summary
+                .flows
+                .iter()
+                .filter_map(|f| f.mean_cwnd_bytes.map(|b| b / mss))
+                .collect();
+            (r.seed, w)
+        })
+        .collect()
+}
+
+/// Figure 15(c): with the paper's three flows, in every seed, the flows'
+/// average windows lie no further apart than the paper's (largest over
+/// smallest).
+pub(super) fn prism_fig15c_checks(results: &[RunResult]) -> Vec<Check> {
+    let spread = |w: &[f64]| {
+        let (lo, hi) = w.iter().fold((f64::INFINITY, 0.0_f64), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        });
+        hi / lo
+    };
+    let paper = spread(&FIG15C_PAPER);
+    let what = format!(
+        "{} PRISM flows share fairly: their average windows no further apart than the paper's (largest / smallest ≤ {paper:.3}) in every seed",
+        FIG15C_PAPER.len()
+    );
+    let runs = windows(results, FIG15C_PAPER.len());
+    if runs.is_empty() || runs.iter().any(|(_, w)| w.len() != FIG15C_PAPER.len()) {
+        return vec![missing(
+            what,
+            "no run with three flows that all report a window",
+        )];
+    }
+    let worst = runs
+        .iter()
+        .map(|(seed, w)| (*seed, spread(w)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .expect("not empty");
+    vec![Check {
+        what,
+        holds: worst.1 <= paper,
+        detail: format!("largest spread {:.3} (seed {})", worst.1, worst.0),
+    }]
+}
+
+/// Each flow's average window with the paper's three flows, beside the
+/// paper's.
+pub(super) fn prism_fig15c_extra(results: &[RunResult]) -> String {
+    let mut md = String::from("Average congestion windows (segments) with three flows:\n\n| | flow 1 | flow 2 | flow 3 |\n|---|---|---|---|\n");
+    let cells = |w: &[f64]| {
+        w.iter()
+            .map(|v| format!("{v:.1}"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    let _ = writeln!(md, "| paper | {} |", cells(&FIG15C_PAPER));
+    for (seed, w) in windows(results, FIG15C_PAPER.len()) {
+        let _ = writeln!(md, "| seed {seed} | {} |", cells(&w));
+    }
+    md.push('\n');
+    md
+}
+
+/// Figure 12's claims: ADAS's share of the ideal at the shortest bursts
+/// ("96.1% ... on average") and at the longest ("91.3%").
+const FIG12_SHORT: f64 = 0.961;
+const FIG12_LONG: f64 = 0.913;
+
+/// Figure 12: ADAS at the paper's shares of the ideal at the shortest and
+/// the longest bursts (the mean over the congestion levels), and ahead of
+/// NIP only and WRR at every burst time and level.
+pub(super) fn prism_fig12_checks(t: &Table) -> Vec<Check> {
+    let levels: Vec<String> = t
+        .series
+        .iter()
+        .filter_map(|s| s.strip_prefix("adas, ").map(str::to_string))
+        .collect();
+    let mut out = Vec::new();
+    let last = t.xs.len().saturating_sub(1);
+    for (xi, share, when) in [(0, FIG12_SHORT, "shortest"), (last, FIG12_LONG, "longest")] {
+        let what = format!(
+            "ADAS at {:.1} % of the ideal or more at the {when} bursts (the mean over the congestion levels)",
+            share * 100.0
+        );
+        let shares: Option<Vec<f64>> = levels
+            .iter()
+            .map(|l| {
+                let a = t.stat(&format!("adas, {l}"), xi)?.0;
+                let i = t.stat(&format!("ideal, {l}"), xi)?.0;
+                Some(a / i)
+            })
+            .collect();
+        out.push(match shares.filter(|s| !s.is_empty()) {
+            None => missing(what, "`adas` or `ideal` at some level"),
+            Some(s) => {
+                let mean = s.iter().sum::<f64>() / s.len() as f64;
+                Check {
+                    what,
+                    holds: mean >= share,
+                    detail: format!("{:.1} % at {} s", mean * 100.0, t.xs[xi]),
+                }
+            }
+        });
+    }
+    if levels.is_empty() {
+        out.push(missing(
+            "ADAS ahead of NIP only and WRR",
+            "no `adas` series",
+        ));
+    }
+    for l in &levels {
+        out.push(not_below(
+            t,
+            &format!("adas, {l}"),
+            &[&format!("nip, {l}"), &format!("wrr, {l}")],
+            &format!("ADAS no lower than NIP only and WRR at every burst time ({l}; the 95 % intervals overlap, or ADAS's is above)"),
+        ));
+    }
+    out
+}
+
+/// Series `a` no lower than each of `others` at every x: its mean plus
+/// its 95 % half-width reaches the other's mean less its own.
+fn not_below(t: &Table, a: &str, others: &[&str], what: &str) -> Check {
+    let mut worst: Option<(f64, String, f64)> = None;
+    for o in others {
+        for xi in 0..t.xs.len() {
+            let (Some((ma, ha)), Some((mo, ho))) = (t.stat(a, xi), t.stat(o, xi)) else {
+                return missing(what, format!("`{a}` or `{o}` at {}", t.xs[xi]));
+            };
+            let margin = (ma + ha) - (mo - ho);
+            if worst.as_ref().is_none_or(|w| margin < w.0) {
+                worst = Some((margin, o.to_string(), t.xs[xi]));
+            }
+        }
+    }
+    match worst {
+        None => missing(what, "no point"),
+        Some((m, o, x)) => Check {
+            what: what.into(),
+            holds: m >= 0.0,
+            detail: format!("closest to `{o}` at {x}: upper bound of `{a}` minus lower bound of `{o}` = {m:.3} Mbit/s"),
+        },
+    }
+}
+
+/// Figure 14's claims: ADAS's average re-sequencing buffer this many times
+/// smaller than WRR's; its throughput above WRR's (2.9 against 2.5 Mbit/s).
+const FIG14_SMALLER: f64 = 1.5;
+
+/// The mean over seeds of `f` of variant `v`'s `download` flow.
+fn download_mean(
+    results: &[RunResult],
+    v: &str,
+    f: impl Fn(&radial_sim::metrics::FlowReport) -> Option<f64>,
+) -> Option<f64> {
+    let xs: Vec<f64> = results
+        .iter()
+        .filter(|r| r.point.text("variant").as_deref() == Some(v))
+        .filter_map(|r| f(named_flow(r, "download")?))
+        .collect();
+    (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
+}
+
+/// Figure 14: ADAS's average re-sequencing buffer at least
+/// [`FIG14_SMALLER`] times smaller than WRR's, and its throughput above
+/// WRR's (means over seeds).
+pub(super) fn prism_fig14_checks(results: &[RunResult]) -> Vec<Check> {
+    let span = |v| download_mean(results, v, |f| f.mean_resequencing_bytes);
+    let rate = |v| download_mean(results, v, |f| Some(f.goodput_mbps));
+    let what = format!(
+        "ADAS's average re-sequencing buffer at least {FIG14_SMALLER} times smaller than WRR's"
+    );
+    let buffer = match (span("adas"), span("wrr")) {
+        (Some(a), Some(w)) => Check {
+            what,
+            holds: w >= FIG14_SMALLER * a,
+            detail: format!("{:.1} against {:.1} KB ({:.2}×)", a / 1e3, w / 1e3, w / a),
+        },
+        _ => missing(what, "no re-sequencing buffer of `adas` or `wrr`"),
+    };
+    let what = "ADAS's throughput above WRR's";
+    let throughput = match (rate("adas"), rate("wrr")) {
+        (Some(a), Some(w)) => Check {
+            what: what.into(),
+            holds: a > w,
+            detail: format!("{a:.3} against {w:.3} Mbit/s"),
+        },
+        _ => missing(what, "no `download` of `adas` or `wrr`"),
+    };
+    vec![buffer, throughput]
+}
+
+/// The average re-sequencing buffer and throughput per scheduler.
+pub(super) fn prism_fig14_extra(results: &[RunResult]) -> String {
+    let mut md = String::from(
+        "Means over seeds:\n\n| scheduler | average re-sequencing buffer (KB) | throughput (Mbit/s) |\n|---|---|---|\n",
+    );
+    for v in ["adas", "wrr"] {
+        let span = download_mean(results, v, |f| f.mean_resequencing_bytes);
+        let rate = download_mean(results, v, |f| Some(f.goodput_mbps));
+        let cell = |x: Option<f64>, k: f64| x.map_or("—".into(), |x| format!("{:.2}", x / k));
+        let _ = writeln!(md, "| {v} | {} | {} |", cell(span, 1e3), cell(rate, 1.0));
+    }
+    md.push('\n');
+    md
 }

@@ -388,6 +388,51 @@ const DEFINED: &[Target] = &[
         ..BASE
     },
     Target {
+        name: "prism-fig12",
+        group: "prism",
+        scenario: include_str!("../../../../scenarios/papers/prism-fig12.toml"),
+        path: "scenarios/papers/prism-fig12.toml",
+        x_param: "burst_s",
+        checks: prism_fig12_checks,
+        measured: Measured::SumReliable,
+        series: &["scheduler", "level"],
+        ..BASE
+    },
+    Target {
+        name: "prism-fig13",
+        group: "prism",
+        scenario: include_str!("../../../../scenarios/papers/prism-fig13.toml"),
+        path: "scenarios/papers/prism-fig13.toml",
+        x_param: "disparity",
+        checks: prism_fig13_checks,
+        measured: Measured::SumReliable,
+        series: &["variant"],
+        ..BASE
+    },
+    Target {
+        name: "prism-fig14",
+        group: "prism",
+        scenario: include_str!("../../../../scenarios/papers/prism-fig14.toml"),
+        path: "scenarios/papers/prism-fig14.toml",
+        x_param: "variant",
+        kind: Kind::Sequence,
+        measured: Measured::Flow("download"),
+        run_checks: prism_fig14_checks,
+        extra: prism_fig14_extra,
+        ..BASE
+    },
+    Target {
+        name: "prism-fig15c",
+        group: "prism",
+        scenario: include_str!("../../../../scenarios/papers/prism-fig15c.toml"),
+        path: "scenarios/papers/prism-fig15c.toml",
+        x_param: "flows",
+        measured: Measured::CwndFairness,
+        run_checks: prism_fig15c_checks,
+        extra: prism_fig15c_extra,
+        ..BASE
+    },
+    Target {
         name: "prism-fig15",
         group: "prism",
         scenario: include_str!("../../../../scenarios/papers/prism-fig15.toml"),
