@@ -206,9 +206,15 @@ const SHORT_BUFFER: f64 = 64.0;
 /// `scheme` at [`IDEAL_SHARE`] of Ideal or more at every point; any point
 /// without both is a failure.
 pub(super) fn tracks_ideal(t: &Table, scheme: &str, unit: &str) -> Check {
+    at_share_of_ideal(t, scheme, IDEAL_SHARE, unit)
+}
+
+/// `scheme` at `share` of Ideal or more at every point; any point without
+/// both is a failure.
+pub(super) fn at_share_of_ideal(t: &Table, scheme: &str, share: f64, unit: &str) -> Check {
     let what = format!(
         "`{scheme}` ≥ {:.0} % of Ideal at every point",
-        IDEAL_SHARE * 100.0
+        share * 100.0
     );
     if let Err(e) = pairs(t, scheme, "ideal") {
         return missing(what, e);
@@ -221,7 +227,7 @@ pub(super) fn tracks_ideal(t: &Table, scheme: &str, unit: &str) -> Check {
         .expect("pairs are never empty");
     Check {
         what,
-        holds: eff.iter().all(|&(_, e)| e >= IDEAL_SHARE),
+        holds: eff.iter().all(|&(_, e)| e >= share),
         detail: format!("smallest {:.1} % at {} {unit}", worst.1 * 100.0, worst.0),
     }
 }

@@ -430,26 +430,7 @@ pub(super) fn prism_fig13_checks(t: &Table) -> Vec<Check> {
         let ps = pairs(t, s, "ideal").ok()?;
         Some(ps.into_iter().map(|(x, v, i)| (x, v / i)).collect())
     };
-    let mut out = Vec::new();
-    let what = format!(
-        "full RPC at {:.0} % of the ideal or more at every disparity",
-        FIG13_FULL * 100.0
-    );
-    out.push(match share("full") {
-        None => missing(what, "`full` or `ideal` at some disparity"),
-        Some(v) => {
-            let (x, e) = v
-                .iter()
-                .copied()
-                .min_by(|a, b| a.1.total_cmp(&b.1))
-                .expect("pairs are never empty");
-            Check {
-                what,
-                holds: e >= FIG13_FULL,
-                detail: format!("smallest {:.1} % at {x} %", e * 100.0),
-            }
-        }
-    });
+    let mut out = vec![at_share_of_ideal(t, "full", FIG13_FULL, "%")];
     let what = format!(
         "without RPC below {:.0} % of the ideal at every disparity",
         FIG13_NONE * 100.0

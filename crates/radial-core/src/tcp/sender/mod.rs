@@ -6,7 +6,9 @@
 //! duplicate ACK (for SACK, the third that changes the scoreboard), limited
 //! transmit on the first two, RFC 6582 window inflation and partial-ACK
 //! deflation for NewReno, ns-2's pipe estimate for SACK, go-back-N after a
-//! timeout, Karn's algorithm with one timed segment per round trip.
+//! timeout, Karn's algorithm with one timed segment per round trip. SACK
+//! recovery is in [`sack`]; Linux's reordering tolerance, an option that
+//! raises the duplicate-ACK threshold, in [`reordering`].
 //!
 //! The mobility schemes live beside it, each in its own module: TCP-HO's
 //! handoff notification ([`handoff`]), Freeze-TCP's persist mode
@@ -19,6 +21,7 @@ mod persist;
 mod prism;
 mod probing;
 mod reordering;
+mod sack;
 mod suspend;
 mod virtual_pipe;
 
@@ -489,88 +492,11 @@ impl TcpSender {
         }
     }
 
-    /// ns-2 `Sack1TcpAgent::recv`.
-    fn on_ack_sack(&mut self, now: Instant, ack: u64, sack: &[(u64, u64)]) {
-        self.measure_reordering(ack, sack);
-        if !self.fast_recovery {
-            if ack > self.last_ack {
-                let acked = ack - self.last_ack;
-                self.new_ack(now, ack);
-                self.cc.on_ack(now, acked);
-                self.after_timeout = false;
-                self.scoreboard.clear();
-            } else if ack == self.last_ack && !self.after_timeout {
-                let changed = self
-                    .scoreboard
-                    .update(self.highest_ack, sack.iter().copied());
-                if changed {
-                    self.dupacks += 1;
-                    if self.dupacks == self.dupthresh() {
-                        self.sack_dupack_action(now);
-                    } else if self.dupacks < self.dupthresh() {
-                        self.send_one(now);
-                    }
-                }
-            }
-            // ns-2 sends after every ACK (aggressive_maxburst_) when no
-            // duplicate ACKs are pending.
-            if self.dupacks == 0 {
-                self.send_much(now, self.config.max_burst);
-            }
-        } else {
-            self.pipe -= 1;
-            if self.recover.is_some_and(|r| ack >= r) {
-                // Full acknowledgment: recovery ends; no window growth on
-                // this ACK (ns-2 calls newack, not opencwnd).
-                self.recover = None;
-                self.fast_recovery = false;
-                self.new_ack(now, ack);
-                self.after_timeout = false;
-                self.scoreboard.clear();
-            } else if ack > self.highest_ack {
-                // Partial acknowledgment: highest_ack moves, last_ack stays.
-                self.highest_ack = ack;
-                self.buffer.ack_to(ack);
-                self.scoreboard.update(ack, sack.iter().copied());
-                self.pipe -= 1;
-                self.new_timer(now, ack);
-                self.rtt.reset_backoff();
-            } else if !self.after_timeout {
-                let changed = self
-                    .scoreboard
-                    .update(self.highest_ack, sack.iter().copied());
-                if changed && self.dupacks > 0 {
-                    self.dupacks += 1;
-                }
-            }
-            self.send_much(now, self.config.max_burst);
-        }
-    }
-
     /// False while the acknowledgments are still inside the window of the last
     /// recovery or timeout (ns-2 `bugFix_`: no second fast retransmit for the
     /// same window), except before any data was acknowledged.
     fn may_fast_retransmit(&self) -> bool {
         self.recover.is_none_or(|r| self.highest_ack > r) || self.highest_ack == 0
-    }
-
-    /// ns-2 `Sack1TcpAgent::dupack_action`.
-    fn sack_dupack_action(&mut self, now: Instant) {
-        if !self.may_fast_retransmit() {
-            return;
-        }
-        let mss = self.mss();
-        self.recover = Some(self.max_seq);
-        self.pipe = ((self.max_seq - self.highest_ack) / mss) as i64 - i64::from(self.dupthresh());
-        self.restart_timer(now, false);
-        self.fast_recovery = true;
-        self.last_action = LastAction::DupAck;
-        self.stats.fast_recoveries += 1;
-        self.prism.notice_recovery = false;
-        self.loss_response(now, LossCause::Congestion);
-        let x = self.last_ack;
-        self.scoreboard.mark_retransmitted(x + self.segment_len(x));
-        self.output(now, x);
     }
 
     /// ns-2 `NewRenoTcpAgent::recv` (with Reno's window inflation), plus ELN.
