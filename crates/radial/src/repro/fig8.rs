@@ -62,6 +62,39 @@ pub(super) fn spec_where(name: &str, param: &str, value: &str) -> Option<RunSpec
     sc.build(&point, *sc.seeds.first()?).ok()
 }
 
+/// The spans of the scenario in which two pipes or more of flow `name` are
+/// open, by the pipes' `open`, `close` and `drop` times: (start, end, the
+/// pipes open throughout).
+pub(super) fn shared_spans(
+    spec: &RunSpec,
+    name: &str,
+) -> Option<Vec<(f64, f64, Vec<radial_sim::spec::PipeSpec>)>> {
+    let flow = spec.flows.iter().find(|f| f.name == name)?;
+    let end = spec.duration.as_secs_f64();
+    let gone = |p: &radial_sim::spec::PipeSpec| p.drop.or(p.close).map(|t| t.as_secs_f64());
+    let mut cuts: Vec<f64> = vec![0.0, end];
+    for p in &flow.pipes {
+        cuts.push(p.open.as_secs_f64());
+        cuts.extend(gone(p));
+    }
+    cuts.sort_by(f64::total_cmp);
+    cuts.dedup();
+    let spans = cuts
+        .windows(2)
+        .filter_map(|w| {
+            let (a, b) = (w[0], w[1]);
+            let alive: Vec<_> = flow
+                .pipes
+                .iter()
+                .filter(|p| p.open.as_secs_f64() <= a && gone(p).is_none_or(|t| t >= b))
+                .copied()
+                .collect();
+            (alive.len() >= 2).then_some((a, b, alive))
+        })
+        .collect();
+    Some(spans)
+}
+
 /// Bytes of a full data packet's transmission on the slowest hop of
 /// `nodes` (s).
 pub(super) fn packet_time(spec: &RunSpec, nodes: &[&str]) -> Option<f64> {

@@ -220,35 +220,17 @@ const FIG7C_AGGREGATE: f64 = 0.9;
 /// the scenario's pipe times and links.
 fn phases(target: &str) -> Option<Vec<(f64, f64, f64)>> {
     let spec = first_spec(target)?;
-    let flow = spec.flows.iter().find(|f| f.name == "download")?;
-    let end = spec.duration.as_secs_f64();
-    let mut cuts: Vec<f64> = vec![0.0, end];
-    for p in &flow.pipes {
-        cuts.push(p.open.as_secs_f64());
-        cuts.extend(p.drop.or(p.close).map(|t| t.as_secs_f64()));
-    }
-    cuts.sort_by(f64::total_cmp);
-    cuts.dedup();
-    let mut out = Vec::new();
-    for w in cuts.windows(2) {
-        let (a, b) = (w[0], w[1]);
-        let alive: Vec<_> = flow
-            .pipes
-            .iter()
-            .filter(|p| {
-                p.open.as_secs_f64() <= a && p.drop.or(p.close).is_none_or(|t| t.as_secs_f64() >= b)
-            })
-            .collect();
-        if alive.len() >= 2 {
-            let via = |n: u32| spec.nodes.get(n as usize).map(String::as_str);
+    let via = |n: u32| spec.nodes.get(n as usize).map(String::as_str);
+    shared_spans(&spec, "download")?
+        .into_iter()
+        .map(|(a, b, alive)| {
             let capacity = alive
                 .iter()
                 .map(|p| Some(path(&spec, &["P", via(p.via)?])?.capacity_mbps))
                 .sum::<Option<f64>>()?;
-            out.push((a, b, capacity));
-        }
-    }
-    Some(out)
+            Some((a, b, capacity))
+        })
+        .collect()
 }
 
 /// Figure 7(c): in each phase in which two members collaborate, PRISM's
