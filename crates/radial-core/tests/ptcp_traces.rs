@@ -429,13 +429,10 @@ fn min_rtt_gives_new_data_to_the_quicker_subflow() {
     assert!(ptcp.contains(&0), "pTCP sent them on {ptcp:?}");
 }
 
-#[test]
-fn a_full_buffer_behind_the_slow_subflow_has_its_head_resent_on_the_quick_one() {
-    // A 16-segment shared buffer over paths of 5 and 100 ms, nothing lost:
-    // the buffer fills behind data the slow subflow carries, and the quick
-    // one re-sends that head of line (MPTCP's opportunistic
-    // retransmission, Raiciu et al. 2012) instead of waiting.
-    let mut config = mptcp(Coupling::Lia);
+/// 200 KB over paths of 5 and 100 ms with a 16-segment shared buffer,
+/// nothing lost: the buffer fills behind the slow pipe's data. The stream
+/// arrives whole.
+fn blocked_buffer(mut config: PtcpConfig) -> Net {
     config.tcp.window = 16;
     let data = 200_000;
     let mut net = Net::new(config, data);
@@ -444,6 +441,16 @@ fn a_full_buffer_behind_the_slow_subflow_has_its_head_resent_on_the_quick_one() 
     net.path_up(1);
     net.run(10_000);
     net.intact(data);
+    net
+}
+
+#[test]
+fn a_full_buffer_behind_the_slow_subflow_has_its_head_resent_on_the_quick_one() {
+    // A 16-segment shared buffer over paths of 5 and 100 ms, nothing lost:
+    // the buffer fills behind data the slow subflow carries, and the quick
+    // one re-sends that head of line (MPTCP's opportunistic
+    // retransmission, Raiciu et al. 2012) instead of waiting.
+    let net = blocked_buffer(mptcp(Coupling::Lia));
     let on = |path: u16| -> BTreeSet<u64> {
         net.sent
             .iter()
@@ -563,19 +570,12 @@ fn opportunistic_retransmission_copies_a_blocking_head_only_when_switched_on() {
     // buffer fills behind the slow pipe's data. With the rule the quick
     // pipe carries a copy of that head of line (it arrives first); without
     // it no segment is ever sent twice.
-    let run = |mut config: PtcpConfig| {
-        config.tcp.window = 16;
-        let data = 200_000;
-        let mut net = Net::new(config, data);
-        net.delay = [5, 100];
-        net.path_up(0);
-        net.path_up(1);
-        net.run(10_000);
-        net.intact(data);
-        sent_twice(&net)
-    };
-    assert!(run(config()) > 0, "rule on: no head of line was copied");
-    assert_eq!(run(without(|r| &mut r.opportunistic_retransmission)), 0);
+    assert!(
+        sent_twice(&blocked_buffer(config())) > 0,
+        "rule on: no head of line was copied"
+    );
+    let off = blocked_buffer(without(|r| &mut r.opportunistic_retransmission));
+    assert_eq!(sent_twice(&off), 0);
 }
 
 #[test]
