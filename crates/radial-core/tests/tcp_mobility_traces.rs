@@ -402,10 +402,23 @@ fn a_lost_probe_restarts_the_cycle_without_backing_off() {
     assert!(tx.ep.probing());
 }
 
-#[test]
-fn probing_after_a_timeout_on_a_clear_path_recovers_at_the_old_window() {
-    let (mut tx, _) = established(TcpVariant::ProbingPaper, 400_000);
-    slow_start_to(&mut tx, 4);
+const RWND: u64 = 5;
+
+/// A timeout whose probe cycle finds the path clear: segments 4.. were
+/// lost; returns the sender after the cycle, the window before it, the
+/// timer's value before it, and what it sent at the cycle's end.
+fn timeout_cycle_on_a_clear_path(variant: TcpVariant) -> (Tx, u64, Duration, Vec<u64>) {
+    // A receiver window of five segments, which slow start reaches: with
+    // the receiver's window holding the sender, a round trip longer than
+    // the best is not the connection's own queue (`tcp-probing`'s rule).
+    let cfg = TcpConfig {
+        window: RWND,
+        ..TcpConfig::ns2(variant)
+    };
+    let (mut tx, _) = established_with(cfg, 400_000);
+    slow_start_to(&mut tx, 3);
+    // cwnd reached the receiver's window; 4..9 outstanding, all lost.
+    assert_eq!(offsets(&tx.ack(4 * MSS, &[])), vec![8 * MSS]);
     let cwnd = tx.cwnd();
     let rto = tx.ep.rto();
     let deadline = tx.ep.poll_timeout().unwrap();
@@ -424,9 +437,15 @@ fn probing_after_a_timeout_on_a_clear_path_recovers_at_the_old_window() {
         t + 2,
         &probe_answer(&cfg, second[0].header.seq.0, 4 * MSS),
     );
+    assert_eq!(tx.ep.stats().timeouts, 1);
+    (tx, cwnd, rto, offsets(&sent))
+}
+
+#[test]
+fn probing_after_a_timeout_on_a_clear_path_recovers_at_the_old_window() {
+    let (tx, cwnd, rto, sent) = timeout_cycle_on_a_clear_path(TcpVariant::Probing);
     // The hole is resent; what the receiver may hold beyond it is not (no
     // go-back-N burst of the whole window).
-    let sent = offsets(&sent);
     assert_eq!(sent[0], 4 * MSS);
     assert!(!sent.contains(&(5 * MSS)), "{sent:?}");
     assert_eq!(tx.cwnd(), cwnd);
@@ -437,7 +456,62 @@ fn probing_after_a_timeout_on_a_clear_path_recovers_at_the_old_window() {
         "timer backed off: {:?} after {rto:?}",
         tx.ep.rto()
     );
-    assert_eq!(tx.ep.stats().timeouts, 1);
+}
+
+/// The survey's "full-window recovery": after a timeout and a clear cycle
+/// the paper's TCP-Probing goes back N from the cumulative acknowledgment
+/// at the window it held before.
+#[test]
+fn the_papers_probing_goes_back_n_at_the_full_window_after_a_clear_timeout_cycle() {
+    let (tx, cwnd, rto, sent) = timeout_cycle_on_a_clear_path(TcpVariant::ProbingPaper);
+    let window = (cwnd / MSS).min(RWND);
+    let expected: Vec<u64> = (4..4 + window).map(|k| k * MSS).collect();
+    assert_eq!(sent, expected, "the whole window again from the hole");
+    assert_eq!(tx.cwnd(), cwnd);
+    assert!(tx.ep.rto() <= rto);
+}
+
+/// Timeouts whose probe cycles each find congestion: each takes the
+/// standard response, one doubling of the timer, but the doublings do not
+/// pile up, since every completed cycle's answered probes are unambiguous
+/// round-trip samples (Karn's rule, RFC 6298 §5: a valid sample ends the
+/// backoff).
+#[test]
+fn congested_timeout_cycles_back_the_timer_off_once_each_not_ever_more() {
+    for variant in [TcpVariant::ProbingPaper, TcpVariant::Probing] {
+        let (mut tx, _) = established(variant, 400_000);
+        slow_start_to(&mut tx, 4);
+        let cfg = tx.cfg;
+        let mut waits = Vec::new();
+        for _ in 0..4 {
+            let before = tx.now;
+            let deadline = tx.ep.poll_timeout().expect("data outstanding");
+            waits.push(deadline - before);
+            let t = deadline.as_nanos() / 1_000_000;
+            let probe = tick(&mut tx, t);
+            assert!(probe[0].header.flags.contains(Flags::PROBE), "{probe:?}");
+            // Probes take 60 ms against a best round trip of 1 ms: a queue
+            // stands, so the cycle counts as congestion.
+            let second = feed(
+                &mut tx,
+                t + 60,
+                &probe_answer(&cfg, probe[0].header.seq.0, 4 * MSS),
+            );
+            feed(
+                &mut tx,
+                t + 120,
+                &probe_answer(&cfg, second[0].header.seq.0, 4 * MSS),
+            );
+            assert!(!tx.ep.probing());
+            assert_eq!(tx.cwnd(), MSS, "the timeout's standard response");
+        }
+        let timeouts = tx.ep.stats().timeouts;
+        assert_eq!(timeouts, 4);
+        assert!(
+            waits[3] <= waits[1],
+            "{variant:?}: the timer kept backing off: {waits:?}"
+        );
+    }
 }
 
 #[test]

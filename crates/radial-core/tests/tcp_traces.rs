@@ -368,13 +368,20 @@ fn sack_recovery_sends_while_pipe_is_below_cwnd() {
 
 /// Segments 3 and 5 are lost out of `[3, 8)`: the partial ACK that the
 /// retransmission of 3 produces makes NewReno retransmit 5 at once.
-#[test]
-fn newreno_partial_ack_retransmits_the_next_hole() {
-    let (mut tx, _) = established(TcpVariant::NewReno, 100_000);
+/// Segments 3..8 in flight with 3 and 5 lost: the third duplicate ACK
+/// (segment 7 arrived) resends 3.
+fn fast_retransmit_of_3_with_5_lost_too(variant: TcpVariant) -> Tx {
+    let (mut tx, _) = established(variant, 100_000);
     slow_start_to(&mut tx, 3);
     assert_eq!(offsets(&tx.ack(3 * MSS, &[])), vec![8 * MSS]); // 4 arrived
     assert_eq!(offsets(&tx.ack(3 * MSS, &[])), vec![9 * MSS]); // 6 arrived
     assert_eq!(offsets(&tx.ack(3 * MSS, &[])), vec![3 * MSS]); // 7 arrived
+    tx
+}
+
+#[test]
+fn newreno_partial_ack_retransmits_the_next_hole() {
+    let mut tx = fast_retransmit_of_3_with_5_lost_too(TcpVariant::NewReno);
     assert!(tx.ack(3 * MSS, &[]).is_empty()); // 8 arrived
     assert!(tx.ack(3 * MSS, &[]).is_empty()); // 9 arrived
     let cwnd = tx.cwnd();
@@ -401,6 +408,44 @@ fn newreno_partial_ack_retransmits_the_next_hole() {
     assert!(offsets(&s).iter().all(|&x| x >= 10 * MSS));
     assert_eq!(tx.ep.stats().retransmits, 2);
     assert_eq!(tx.ep.stats().fast_recoveries, 1);
+}
+
+/// ns-2 `Agent/TCP/Reno`: the same two losses in one window as above, but
+/// the first acknowledgment of new data ends fast recovery; the duplicate
+/// ACKs for the second hole start no second fast retransmit in the same
+/// window (ns-2's `bugFix_`), so the retransmission timer resends it.
+#[test]
+fn reno_leaves_recovery_at_a_partial_ack_and_times_out_for_the_second_hole() {
+    let mut tx = fast_retransmit_of_3_with_5_lost_too(TcpVariant::Reno);
+    let ssthresh = tx.ep.controller().window().ssthresh;
+    assert!(tx.ack(3 * MSS, &[]).is_empty()); // 8 arrived
+    assert!(tx.ack(3 * MSS, &[]).is_empty()); // 9 arrived
+                                              // The retransmitted 3 arrives: ACK 5 ends recovery, the window deflated
+                                              // to ssthresh, and 5 is not resent.
+    let s = tx.ack(5 * MSS, &[]);
+    assert!(
+        offsets(&s).iter().all(|&x| x >= 10 * MSS),
+        "no retransmission at a new ACK: {:?}",
+        offsets(&s)
+    );
+    assert_eq!(tx.times_sent(5 * MSS), 1);
+    assert!(tx.cwnd() <= ssthresh + MSS, "recovery ended: {}", tx.cwnd());
+    // Duplicate ACKs for 5 (the segments sent since arrive): no second fast
+    // retransmit below the recovery point.
+    for _ in 0..4 {
+        tx.ack(5 * MSS, &[]);
+    }
+    assert_eq!(tx.times_sent(5 * MSS), 1);
+    assert_eq!(tx.ep.stats().fast_recoveries, 1);
+    // The timer resends it, from one segment.
+    let due = tx.ep.poll_timeout().expect("timer armed");
+    tx.at(due);
+    tx.ep.handle_timeout(tx.now);
+    assert_eq!(offsets(&tx.poll()), vec![5 * MSS]);
+    assert_eq!(tx.ep.stats().timeouts, 1);
+    assert_eq!(tx.cwnd(), MSS);
+    // NewReno on the same trace resends 5 at the partial ACK instead
+    // (`newreno_partial_ack_retransmits_the_next_hole`).
 }
 
 #[test]

@@ -7,7 +7,7 @@ use crate::link::LinkStats;
 
 /// Each protocol's colour in every figure Radial draws (the CLI's and the
 /// Python package's), as RGB.
-pub const PROTOCOL_COLOURS: [(&str, [u8; 3]); 15] = [
+pub const PROTOCOL_COLOURS: [(&str, [u8; 3]); 16] = [
     ("r2cp", [0, 90, 181]),
     ("r2cp-s", [90, 150, 220]),
     ("r2cp-coupled", [0, 50, 110]),
@@ -17,6 +17,7 @@ pub const PROTOCOL_COLOURS: [(&str, [u8; 3]); 15] = [
     ("rcp-eln", [240, 130, 110]),
     ("tcp-sack", [0, 150, 80]),
     ("tcp-eln", [120, 190, 60]),
+    ("tcp-reno", [120, 120, 120]),
     ("tcp-newreno", [0, 110, 60]),
     ("mptcp-lia", [230, 140, 0]),
     ("mptcp-olia", [200, 170, 0]),

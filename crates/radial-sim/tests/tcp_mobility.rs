@@ -166,10 +166,12 @@ fn tcp_probing_backs_off_when_its_own_window_overflows_the_queue() {
             );
             assert!(probing.max_delivery_gap_s < 1.0, "{probing:?}");
             // The survey's rule alone restores the window that overflowed
-            // the queue after every cycle, and lives in probe cycles.
+            // the queue after every cycle (and after a timeout resends it
+            // whole), and lives in probe cycles: it loses at least 40 % of
+            // NewReno's goodput.
             let paper = congested("tcp-probing-paper", loss, seed);
             assert!(
-                paper.goodput_mbps < 0.5 * reno.goodput_mbps,
+                paper.goodput_mbps < 0.6 * reno.goodput_mbps,
                 "{:.3}",
                 paper.goodput_mbps
             );

@@ -43,6 +43,10 @@ use crate::seq::SeqNum;
 /// Which TCP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TcpVariant {
+    /// Reno (RFC 5681) as ns-2.35's `Agent/TCP/Reno`: fast recovery ends at
+    /// the first acknowledgment of new data, so a second loss in the same
+    /// window waits for the retransmission timer.
+    Reno,
     /// NewReno (RFC 6582).
     NewReno,
     /// SACK (RFC 2018) with ns-2 Sack1 loss recovery.
@@ -68,7 +72,8 @@ pub enum TcpVariant {
     /// (see `sender::probing`).
     Probing,
     /// TCP-Probing as the survey describes it: Immediate Recovery restores
-    /// the window held before the cycle, whatever queue it kept.
+    /// the window held before the cycle, whatever queue it kept, and after
+    /// a timeout goes back N at that window ("full-window recovery").
     ProbingPaper,
     /// TCP-PRISM: TCP-SACK that takes a PRISM proxy's loss notices
     /// (immediate retransmission, proportional window cut). It runs only
@@ -93,6 +98,7 @@ impl TcpVariant {
     /// The protocol name used in scenario files and results.
     pub fn name(self) -> &'static str {
         match self {
+            TcpVariant::Reno => "tcp-reno",
             TcpVariant::NewReno => "tcp-newreno",
             TcpVariant::Sack => "tcp-sack",
             TcpVariant::Eln => "tcp-eln",
@@ -107,8 +113,9 @@ impl TcpVariant {
         }
     }
 
-    /// Every variant, in the order of the documentation.
-    pub const ALL: [TcpVariant; 10] = [
+    /// Every standalone variant. A variant's place here is its number in a
+    /// pTCP pipe's SYN ([`crate::ptcp`]), so a new one goes last.
+    pub const ALL: [TcpVariant; 11] = [
         TcpVariant::NewReno,
         TcpVariant::Sack,
         TcpVariant::Eln,
@@ -119,6 +126,7 @@ impl TcpVariant {
         TcpVariant::Freeze,
         TcpVariant::Probing,
         TcpVariant::ProbingPaper,
+        TcpVariant::Reno,
     ];
 
     /// The TCP-HO window rule of this variant, if it is one of TCP-HO's.

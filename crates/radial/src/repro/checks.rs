@@ -79,8 +79,9 @@ pub(super) fn fig5a_checks(t: &Table) -> Vec<Check> {
     out
 }
 
-/// What "closely tracks" is held to in Figure 4(c).
-const TRACKS_WITHIN: f64 = 0.10;
+/// What "closely tracks" (RCP Figure 4(c)) and "closely follows" (pTCP
+/// Figure 7) are held to: within this share.
+pub(super) const TRACKS_WITHIN: f64 = 0.10;
 
 pub(super) fn fig4c_checks(t: &Table) -> Vec<Check> {
     let what = format!(

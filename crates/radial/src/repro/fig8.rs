@@ -95,6 +95,24 @@ pub(super) fn shared_spans(
     Some(spans)
 }
 
+/// The spans in which the single-path flow `name` (one with hard
+/// handoffs) is attached to each of the host's nodes: (start, end, node),
+/// from its start node and its handoffs.
+pub(super) fn attachments(spec: &RunSpec, name: &str) -> Option<Vec<(f64, f64, u32)>> {
+    let flow = spec
+        .flows
+        .iter()
+        .find(|f| f.name == name && f.pipes.is_empty())?;
+    let mut spans = Vec::new();
+    let (mut since, mut node) = (0.0, flow.to);
+    for &(at, to) in &flow.handoffs {
+        spans.push((since, at.as_secs_f64(), node));
+        (since, node) = (at.as_secs_f64(), to);
+    }
+    spans.push((since, spec.duration.as_secs_f64(), node));
+    Some(spans)
+}
+
 /// Bytes of a full data packet's transmission on the slowest hop of
 /// `nodes` (s).
 pub(super) fn packet_time(spec: &RunSpec, nodes: &[&str]) -> Option<f64> {
@@ -319,5 +337,33 @@ fn two_servers(runs: &[(&str, &RunResult)], spec: &RunSpec) -> Check {
             b.capacity_mbps,
             rate / cap * 100.0
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_single_path_flow_is_attached_to_one_node_at_a_time_from_start_to_end() {
+        let spec = spec_where("ptcp-fig7", "protocol", "tcp-sack").expect("the scenario builds");
+        let spans = attachments(&spec, "download").expect("a single-path download");
+        let at: Vec<(f64, f64)> = spans.iter().map(|s| (s.0, s.1)).collect();
+        assert_eq!(
+            at,
+            [
+                (0.0, 24.1),
+                (24.1, 43.0),
+                (43.0, 60.0),
+                (60.0, 100.0),
+                (100.0, 120.0)
+            ]
+        );
+        // Back on the WWAN after the WLAN-2: the same node, twice.
+        assert_eq!(spans[2].2, spans[4].2);
+        assert_ne!(spans[2].2, spans[3].2);
+        // A multipath flow has pipes, not attachments.
+        let multi = spec_where("ptcp-fig7", "multi", "ptcp").expect("the scenario builds");
+        assert!(attachments(&multi, "download").is_none());
     }
 }

@@ -221,67 +221,76 @@ fn page(ledger: &Ledger, rec: &Record) -> String {
     for (p, vs) in ledger.paper.iter().zip(&verdicts) {
         let _ = write!(
             md,
-            "\n<a id=\"{}\"></a>\n## {}\n\nThe figures' sections, with every check and its numbers: [{}]({}).\n\n\
-             | figure or table | what it shows | the paper | reproduced by | verdict |\n|---|---|---|---|---|\n",
+            "\n<a id=\"{}\"></a>\n## {}\n\nThe figures' sections, with every check and its numbers: [{}]({}).\n\n",
             p.key, p.title, p.page, p.page
         );
-        for (r, v) in p.row.iter().zip(vs) {
-            let by = r
-                .targets
-                .iter()
-                .map(|t| format!("`{t}`"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let text = match v {
-                Verdict::Holds(n) => format!(
-                    "**holds** ({n} of {n} check{})",
-                    if *n == 1 { "" } else { "s" }
-                ),
-                Verdict::Fails(h, n) => format!("**does not hold** ({h} of {n} checks hold)"),
-                Verdict::NoData(why) => format!("**does not hold**: no data ({why})"),
-                Verdict::Illustration => {
-                    format!("illustration: {}", r.place.as_deref().unwrap_or_default())
-                }
-                Verdict::Setup => format!("setup: {}", r.place.as_deref().unwrap_or_default()),
-                Verdict::Missing => format!(
-                    "**not reproduced**: {}",
-                    r.why.as_deref().unwrap_or_default()
-                ),
-            };
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {} |",
-                r.item,
-                r.about,
-                r.claim.as_deref().unwrap_or("—"),
-                if by.is_empty() { "—".into() } else { by },
-                text
-            );
-        }
-        let failing: Vec<(&String, &Recorded)> = p
-            .row
+        md.push_str(&paper_table(p, vs, rec));
+    }
+    md
+}
+
+/// One paper's rows with their verdicts, and the checks that do not hold.
+fn paper_table(p: &Paper, vs: &[Verdict], rec: &Record) -> String {
+    let mut md = String::from(
+        "| figure or table | what it shows | the paper | reproduced by | verdict |\n|---|---|---|---|---|\n",
+    );
+    for (r, v) in p.row.iter().zip(vs) {
+        let by = r
+            .targets
             .iter()
-            .flat_map(|r| &r.targets)
-            .filter_map(|t| Some((t, rec.get(t)?)))
-            .flat_map(|(t, c)| c.iter().filter(|c| !c.holds).map(move |c| (t, c)))
-            .collect();
-        if !failing.is_empty() {
-            md.push_str("\nChecks that do not hold:\n\n");
-            let mut seen = Vec::new();
-            for (t, c) in failing {
-                if seen.contains(&(t, &c.what)) {
-                    continue;
-                }
-                seen.push((t, &c.what));
-                let _ = writeln!(md, "- `{t}`: {} ({})", c.what, c.detail);
+            .map(|t| format!("`{t}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let text = match v {
+            Verdict::Holds(n) => format!(
+                "**holds** ({n} of {n} check{})",
+                if *n == 1 { "" } else { "s" }
+            ),
+            Verdict::Fails(h, n) => format!("**does not hold** ({h} of {n} checks hold)"),
+            Verdict::NoData(why) => format!("**does not hold**: no data ({why})"),
+            Verdict::Illustration => {
+                format!("illustration: {}", r.place.as_deref().unwrap_or_default())
             }
+            Verdict::Setup => format!("setup: {}", r.place.as_deref().unwrap_or_default()),
+            Verdict::Missing => format!(
+                "**not reproduced**: {}",
+                r.why.as_deref().unwrap_or_default()
+            ),
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} |",
+            r.item,
+            r.about,
+            r.claim.as_deref().unwrap_or("—"),
+            if by.is_empty() { "—".into() } else { by },
+            text
+        );
+    }
+    let failing: Vec<(&String, &Recorded)> = p
+        .row
+        .iter()
+        .flat_map(|r| &r.targets)
+        .filter_map(|t| Some((t, rec.get(t)?)))
+        .flat_map(|(t, c)| c.iter().filter(|c| !c.holds).map(move |c| (t, c)))
+        .collect();
+    if !failing.is_empty() {
+        md.push_str("\nChecks that do not hold:\n\n");
+        let mut seen = Vec::new();
+        for (t, c) in failing {
+            if seen.contains(&(t, &c.what)) {
+                continue;
+            }
+            seen.push((t, &c.what));
+            let _ = writeln!(md, "- `{t}`: {} ({})", c.what, c.detail);
         }
     }
     md
 }
 
 /// `radial repro ledger`: writes `out/ledger.md` from the rows and the
-/// checks recorded in `out/checks.json`.
+/// checks recorded in `out/checks.json`, and opens each paper's page in
+/// `out` with its rows.
 pub(super) fn run(out: &Path, known: &[&str]) -> Result<(), CliError> {
     let ledger = load(known).map_err(CliError::Input)?;
     let rec = read_record(out)?;
@@ -289,12 +298,62 @@ pub(super) fn run(out: &Path, known: &[&str]) -> Result<(), CliError> {
     let md = page(&ledger, &rec);
     write(&out.join("ledger.md"), &md)?;
     println!("wrote {}", out.join("ledger.md").display());
+    for p in &ledger.paper {
+        let vs: Vec<Verdict> = p.row.iter().map(|r| verdict(r, &rec)).collect();
+        // Only pages a figure wrote: a paper none of whose figures ran
+        // here has no page to open.
+        let path = out.join(&p.page);
+        if let Ok(doc) = std::fs::read_to_string(&path) {
+            write(&path, &splice_first(&doc, &what_holds(p, &vs, &rec)))?;
+        }
+    }
     Ok(())
+}
+
+/// The block a paper's page opens with: its rows and their verdicts.
+fn what_holds(p: &Paper, vs: &[Verdict], rec: &Record) -> String {
+    format!(
+        "## What holds\n\nEvery figure and table of the paper with its verdict, from the checks of the sections below (all five papers: [ledger.md](ledger.md)).\n\n{}\n",
+        paper_table(p, vs, rec)
+    )
+}
+
+const FIRST_START: &str = "<!-- repro:ledger:start -->";
+const FIRST_END: &str = "<!-- repro:ledger:end -->";
+
+/// Replaces the page's ledger block, or puts it before the first section.
+fn splice_first(doc: &str, body: &str) -> String {
+    let block = format!("{FIRST_START}\n{body}{FIRST_END}\n");
+    match (doc.find(FIRST_START), doc.find(FIRST_END)) {
+        (Some(a), Some(b)) if b > a => {
+            let rest = doc[b + FIRST_END.len()..].trim_start_matches('\n');
+            format!("{}{block}{rest}", &doc[..a])
+        }
+        _ => match doc.find("<!-- repro:") {
+            Some(a) => format!("{}{block}{}", &doc[..a], &doc[a..]),
+            None => format!("{}\n{block}", doc.trim_end()),
+        },
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pages_ledger_block_goes_before_its_first_section_and_is_replaced_in_place() {
+        let doc = "# Results: x\n\nintro\n<!-- repro:a:start -->\nA\n<!-- repro:a:end -->\n";
+        let once = splice_first(doc, "one\n");
+        assert_eq!(
+            once,
+            "# Results: x\n\nintro\n<!-- repro:ledger:start -->\none\n<!-- repro:ledger:end -->\n<!-- repro:a:start -->\nA\n<!-- repro:a:end -->\n"
+        );
+        let twice = splice_first(&once, "two\n");
+        assert_eq!(twice, once.replace("one", "two"));
+        assert_eq!(splice_first(&twice, "two\n"), twice);
+        // A page without sections gets the block at its end.
+        assert!(splice_first("# T\n", "b\n").ends_with("<!-- repro:ledger:end -->\n"));
+    }
 
     fn known() -> Vec<&'static str> {
         super::super::targets().iter().map(|t| t.name).collect()

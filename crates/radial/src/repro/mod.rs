@@ -660,9 +660,8 @@ pub fn repro(which: &str, out: &Path, jobs_flag: Option<usize>) -> Result<(), Cl
     for t in selected {
         all_hold &= run_target(t, out, jobs(jobs_flag))?;
     }
-    if which == "all" {
-        ledger::run(out, &known)?;
-    }
+    // The ledger and the pages' verdicts follow every figure run.
+    ledger::run(out, &known)?;
     if !all_hold {
         return Err(CliError::ChecksFail(
             "some acceptance checks do not hold; see the sections written above (exit status 3)"

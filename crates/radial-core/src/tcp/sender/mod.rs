@@ -499,15 +499,19 @@ impl TcpSender {
         self.recover.is_none_or(|r| self.highest_ack > r) || self.highest_ack == 0
     }
 
-    /// ns-2 `NewRenoTcpAgent::recv` (with Reno's window inflation), plus ELN.
+    /// ns-2 `NewRenoTcpAgent::recv` (with Reno's window inflation), plus ELN;
+    /// ns-2 `RenoTcpAgent::recv` for Reno.
     fn on_ack_newreno(&mut self, now: Instant, ack: u64, eln: bool) {
         if self.config.variant.probes() {
             self.note_window_holder(now);
         }
         let mss = self.mss();
         if ack > self.last_ack {
-            let in_recovery =
-                self.last_action == LastAction::DupAck && self.recover.is_some_and(|r| ack < r);
+            // Reno (ns-2 `RenoTcpAgent::recv`) has no partial
+            // acknowledgments: any new data acknowledged ends fast recovery.
+            let in_recovery = self.config.variant != TcpVariant::Reno
+                && self.last_action == LastAction::DupAck
+                && self.recover.is_some_and(|r| ack < r);
             if !in_recovery {
                 if self.dupwnd > 0 {
                     self.dupwnd = 0;

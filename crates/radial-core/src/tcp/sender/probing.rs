@@ -246,6 +246,12 @@ impl TcpSender {
         let Some(cycle) = self.probing.cycle.take() else {
             return;
         };
+        // The cycle's answered probes are unambiguous round-trip samples
+        // (each has its own number): as a valid sample does under Karn's
+        // rule (RFC 6298 §5), they end any backoff of the timer. A timeout
+        // whose cycle finds congestion then backs it off once, in the
+        // standard response below, instead of once more per cycle.
+        self.rtt.reset_backoff();
         let best = match (self.probing.best, self.rtt.min_rtt()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -270,7 +276,16 @@ impl TcpSender {
         }
         match (cycle.trigger, clear) {
             (Trigger::Timeout, false) => self.timeout_response(now),
-            (trigger, clear) => {
+            // The survey's "full-window recovery" after a timeout: Reno's
+            // go-back-N from the cumulative acknowledgment, at the window
+            // held before the cycle (§4, §5). `tcp-probing` recovers as after
+            // duplicate ACKs instead (docs/protocols.md, its deviations).
+            (Trigger::Timeout, true) if self.config.variant == TcpVariant::ProbingPaper => {
+                self.go_back_n();
+                self.restart_timer(now, false);
+                self.send_much(now, self.config.max_burst);
+            }
+            (_, clear) => {
                 // Duplicates absorbed during the cycle left the network:
                 // they inflate the window as in fast recovery.
                 let absorbed = self.dupwnd;
@@ -290,9 +305,6 @@ impl TcpSender {
                 } else {
                     LossCause::Congestion
                 };
-                if trigger == Trigger::Timeout {
-                    self.rtt.reset_backoff();
-                }
                 self.fast_retransmit(now, cause);
                 self.dupwnd += absorbed;
                 self.dupacks = self.dupthresh();
