@@ -20,6 +20,7 @@ pub mod server;
 pub mod session;
 #[cfg(target_os = "linux")]
 pub mod shell;
+pub mod tunnel;
 pub mod watch;
 
 pub use client::{
