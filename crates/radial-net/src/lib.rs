@@ -16,6 +16,7 @@ pub mod config;
 pub mod crypto;
 pub mod emulator;
 pub mod guard;
+pub mod mux;
 pub mod server;
 pub mod session;
 #[cfg(target_os = "linux")]

@@ -1,0 +1,150 @@
+//! The frames streams travel in on a connection's ordered byte sequence
+//! (`docs/wire.md`, "Stream frames"). The sequence is reliable and in order
+//! (R²CP delivers it so), so a frame needs no offset: only which stream,
+//! and what.
+
+use std::fmt;
+
+/// Most payload bytes one DATA frame carries.
+pub const MAX_PAYLOAD: usize = 16 * 1024;
+/// Bytes before a frame's payload: kind, stream, and for DATA the length.
+pub const DATA_HEADER: usize = 1 + 4 + 2;
+/// Longest frame on the wire.
+pub const MAX_FRAME: usize = DATA_HEADER + MAX_PAYLOAD;
+
+const DATA: u8 = 0x01;
+const DATA_FIN: u8 = 0x02;
+const CREDIT: u8 = 0x03;
+const RESET: u8 = 0x04;
+
+/// One frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Frame {
+    /// Stream bytes, the next after those sent before on the stream; `fin`
+    /// when they are its last.
+    Data {
+        /// The stream.
+        stream: u32,
+        /// The bytes (at most [`MAX_PAYLOAD`]).
+        payload: Vec<u8>,
+        /// No byte follows on this stream.
+        fin: bool,
+    },
+    /// The receiver of a stream lets its sender send up to this stream
+    /// offset (an absolute limit: a later CREDIT only raises it).
+    Credit {
+        /// The stream.
+        stream: u32,
+        /// Stream offset the sender may send up to.
+        limit: u64,
+    },
+    /// The stream is abandoned both ways; `code` says why.
+    Reset {
+        /// The stream.
+        stream: u32,
+        /// The reason ([`crate::mux::ResetCode`]).
+        code: u32,
+    },
+}
+
+/// Why bytes are not a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameError {
+    /// An unknown frame kind.
+    Kind(u8),
+    /// A DATA frame longer than [`MAX_PAYLOAD`], or an empty one without
+    /// FIN.
+    Length(u16),
+}
+
+impl fmt::Display for FrameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FrameError::Kind(k) => write!(f, "stream frame: unknown kind {k:#04x}"),
+            FrameError::Length(n) => write!(f, "stream frame: bad `length` {n}"),
+        }
+    }
+}
+
+impl std::error::Error for FrameError {}
+
+impl Frame {
+    /// Appends the frame's bytes.
+    pub fn emit(&self, out: &mut Vec<u8>) {
+        match self {
+            Frame::Data {
+                stream,
+                payload,
+                fin,
+            } => {
+                debug_assert!(payload.len() <= MAX_PAYLOAD);
+                out.push(if *fin { DATA_FIN } else { DATA });
+                out.extend_from_slice(&stream.to_be_bytes());
+                out.extend_from_slice(&(payload.len() as u16).to_be_bytes());
+                out.extend_from_slice(payload);
+            }
+            Frame::Credit { stream, limit } => {
+                out.push(CREDIT);
+                out.extend_from_slice(&stream.to_be_bytes());
+                out.extend_from_slice(&limit.to_be_bytes());
+            }
+            Frame::Reset { stream, code } => {
+                out.push(RESET);
+                out.extend_from_slice(&stream.to_be_bytes());
+                out.extend_from_slice(&code.to_be_bytes());
+            }
+        }
+    }
+
+    /// The length of the frame `b` begins with, once `b` holds enough of
+    /// its header to tell (`Ok(None)` before).
+    pub fn len_of(b: &[u8]) -> Result<Option<usize>, FrameError> {
+        let Some(&kind) = b.first() else {
+            return Ok(None);
+        };
+        Ok(Some(match kind {
+            DATA | DATA_FIN => {
+                let Some(n) = b.get(5..7) else {
+                    return Ok(None);
+                };
+                let n = u16::from_be_bytes([n[0], n[1]]);
+                if usize::from(n) > MAX_PAYLOAD || (n == 0 && kind == DATA) {
+                    return Err(FrameError::Length(n));
+                }
+                DATA_HEADER + usize::from(n)
+            }
+            CREDIT => 1 + 4 + 8,
+            RESET => 1 + 4 + 4,
+            k => return Err(FrameError::Kind(k)),
+        }))
+    }
+
+    /// Decodes the frame at the start of `b`: `Ok(None)` if `b` ends
+    /// inside it, else the frame and its length.
+    pub fn parse(b: &[u8]) -> Result<Option<(Frame, usize)>, FrameError> {
+        let Some(len) = Frame::len_of(b)? else {
+            return Ok(None);
+        };
+        let kind = b[0];
+        let Some(b) = b.get(..len) else {
+            return Ok(None);
+        };
+        let stream = u32::from_be_bytes([b[1], b[2], b[3], b[4]]);
+        let frame = match kind {
+            DATA | DATA_FIN => Frame::Data {
+                stream,
+                payload: b[DATA_HEADER..].to_vec(),
+                fin: kind == DATA_FIN,
+            },
+            CREDIT => Frame::Credit {
+                stream,
+                limit: u64::from_be_bytes(b[5..13].try_into().expect("8 bytes")),
+            },
+            _ => Frame::Reset {
+                stream,
+                code: u32::from_be_bytes(b[5..9].try_into().expect("4 bytes")),
+            },
+        };
+        Ok(Some((frame, len)))
+    }
+}

@@ -1,0 +1,562 @@
+//! Many byte streams over one connection, sans-IO.
+//!
+//! A connection carries one ordered, reliable byte sequence each way (the
+//! downlink an R²CP receiver at the host pulls, the uplink one at the
+//! server pulls). The mux cuts the streams' bytes into frames on that
+//! sequence ([`frame`]) and takes them apart at the other end:
+//!
+//! - **Either side opens streams**: the host's are numbered 0, 2, 4, …, the
+//!   server's 1, 3, 5, … (as QUIC does); a stream opens with its first
+//!   frame, and the receiving side accepts it ([`Mux::accept`]), or refuses
+//!   it with a RESET when it already holds [`MuxConfig::max_streams`] the
+//!   peer opened.
+//! - **Flow control per stream**: a stream's receiver lets its sender send
+//!   [`MuxConfig::window`] bytes past what the application has read, and
+//!   raises the limit (CREDIT) as the application reads. A stream whose
+//!   reader does not read stops only itself; what the mux holds is bounded
+//!   by the streams' windows and send buffers.
+//! - **Fair shares**: [`Mux::poll_transmit`] serves the streams that have
+//!   bytes and credit in turn, one frame each (at most
+//!   [`frame::MAX_PAYLOAD`] bytes), so backlogged streams share the
+//!   connection equally.
+//! - **Ends**: [`Mux::finish`] ends a stream's sending half after its
+//!   buffered bytes (the peer's reads then return 0); [`Mux::reset`]
+//!   abandons a stream both ways at once, and the peer's next read or write
+//!   on it says so with the reset's code.
+//!
+//! Protocol violations (a frame that does not parse, bytes past the credit
+//! given, a stream number the peer may not use) end the connection with a
+//! [`MuxError`] naming the stream and what was wrong.
+
+pub mod frame;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+
+pub use frame::{Frame, FrameError, MAX_FRAME, MAX_PAYLOAD};
+
+/// Which end of the connection a mux is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The mobile host: opens even-numbered streams.
+    Host,
+    /// The server: opens odd-numbered streams.
+    Server,
+}
+
+impl Side {
+    fn first_id(self) -> u32 {
+        match self {
+            Side::Host => 0,
+            Side::Server => 1,
+        }
+    }
+}
+
+/// A stream's number on its connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct StreamId(pub u32);
+
+impl fmt::Display for StreamId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "stream {}", self.0)
+    }
+}
+
+/// Credit every stream starts with both ways, before any CREDIT: the
+/// peer's configured window is not known until its first CREDIT.
+pub const INITIAL_CREDIT: u64 = 64 * 1024;
+
+/// Reset codes the mux itself uses; applications may use others.
+pub mod reset_code {
+    /// The receiver already holds as many streams as it accepts.
+    pub const REFUSED: u32 = 1;
+    /// The application abandoned the stream.
+    pub const CANCELLED: u32 = 2;
+}
+
+/// A mux's limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MuxConfig {
+    /// Bytes a stream's sender may send past what the receiving application
+    /// has read (at least [`INITIAL_CREDIT`]; a smaller value counts as
+    /// it).
+    pub window: u64,
+    /// Bytes a stream holds written and not yet sent.
+    pub send_buffer: usize,
+    /// Streams the peer may hold open at once; further ones are refused.
+    pub max_streams: usize,
+}
+
+impl Default for MuxConfig {
+    fn default() -> Self {
+        MuxConfig {
+            window: 256 * 1024,
+            send_buffer: 256 * 1024,
+            max_streams: 256,
+        }
+    }
+}
+
+/// Why the connection's streams cannot go on (the connection ends).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MuxError {
+    /// Bytes that are not a frame.
+    Frame(FrameError),
+    /// The peer sent past the credit it was given on this stream.
+    FlowControl {
+        /// The stream.
+        stream: u32,
+    },
+    /// The peer used a stream number of ours that we never opened.
+    UnopenedStream {
+        /// The stream.
+        stream: u32,
+    },
+    /// The peer sent bytes on a stream after ending it.
+    DataAfterFin {
+        /// The stream.
+        stream: u32,
+    },
+}
+
+impl fmt::Display for MuxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MuxError::Frame(e) => write!(f, "{e}"),
+            MuxError::FlowControl { stream } => {
+                write!(f, "stream {stream}: the peer sent past its credit")
+            }
+            MuxError::UnopenedStream { stream } => {
+                write!(
+                    f,
+                    "stream {stream}: the peer used a stream number we never opened"
+                )
+            }
+            MuxError::DataAfterFin { stream } => {
+                write!(f, "stream {stream}: the peer sent bytes after ending it")
+            }
+        }
+    }
+}
+
+impl std::error::Error for MuxError {}
+
+/// Why an operation on one stream failed (the connection goes on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamError {
+    /// No such stream: never opened, or closed and forgotten.
+    Unknown,
+    /// The peer reset the stream, with this code.
+    Reset(u32),
+    /// The stream's sending half was finished: nothing more can be written.
+    Finished,
+}
+
+impl fmt::Display for StreamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StreamError::Unknown => f.write_str("no such stream"),
+            StreamError::Reset(code) => write!(f, "the peer reset the stream (code {code})"),
+            StreamError::Finished => f.write_str("the stream's sending half is finished"),
+        }
+    }
+}
+
+impl std::error::Error for StreamError {}
+
+/// One stream's two halves.
+#[derive(Debug, Default)]
+struct Stream {
+    /// Written, not yet sent.
+    queue: VecDeque<u8>,
+    /// Bytes sent.
+    sent: u64,
+    /// The offset the peer lets us send up to.
+    peer_limit: u64,
+    /// The application finished the sending half.
+    fin_wanted: bool,
+    fin_sent: bool,
+    /// Received, not yet read.
+    recv: VecDeque<u8>,
+    /// Bytes received.
+    received: u64,
+    /// Bytes the application read.
+    read: u64,
+    /// The offset we let the peer send up to.
+    granted: u64,
+    /// A CREDIT with `granted` is to be sent.
+    credit_due: bool,
+    fin_received: bool,
+    /// The application read the end.
+    eof_seen: bool,
+    /// The peer reset the stream with this code.
+    reset: Option<u32>,
+    /// Opened by the peer.
+    remote: bool,
+}
+
+impl Stream {
+    /// A stream whose receiving half grants `window`: beyond the initial
+    /// credit, with a CREDIT at once.
+    fn new(window: u64, remote: bool) -> Stream {
+        Stream {
+            peer_limit: INITIAL_CREDIT,
+            granted: window.max(INITIAL_CREDIT),
+            credit_due: window > INITIAL_CREDIT,
+            remote,
+            ..Stream::default()
+        }
+    }
+
+    /// Bytes it could put in a frame now.
+    fn sendable(&self) -> u64 {
+        (self.queue.len() as u64).min(self.peer_limit.saturating_sub(self.sent))
+    }
+
+    /// Has a frame to send: bytes within credit, or its end.
+    fn wants_frame(&self) -> bool {
+        self.reset.is_none()
+            && (self.sendable() > 0 || (self.fin_wanted && !self.fin_sent && self.queue.is_empty()))
+    }
+
+    fn done(&self) -> bool {
+        self.fin_sent && self.eof_seen
+    }
+}
+
+/// One end of a connection's streams.
+#[derive(Debug)]
+pub struct Mux {
+    side: Side,
+    config: MuxConfig,
+    streams: BTreeMap<u32, Stream>,
+    /// The next stream number we open (past `u32::MAX`: none left).
+    next_local: u64,
+    /// The lowest stream number the peer has not used yet.
+    next_peer: u64,
+    accept_queue: VecDeque<u32>,
+    resets: VecDeque<Frame>,
+    /// The stream served last, where the next turn starts after.
+    cursor: Option<u32>,
+    /// The start of a frame not wholly received.
+    partial: Vec<u8>,
+    failed: Option<MuxError>,
+}
+
+impl Mux {
+    /// The mux of `side`.
+    pub fn new(side: Side, config: MuxConfig) -> Mux {
+        let peer = match side {
+            Side::Host => Side::Server,
+            Side::Server => Side::Host,
+        };
+        Mux {
+            side,
+            config,
+            streams: BTreeMap::new(),
+            next_local: u64::from(side.first_id()),
+            next_peer: u64::from(peer.first_id()),
+            accept_queue: VecDeque::new(),
+            resets: VecDeque::new(),
+            cursor: None,
+            partial: Vec::new(),
+            failed: None,
+        }
+    }
+
+    fn is_local(&self, id: u32) -> bool {
+        id % 2 == self.side.first_id()
+    }
+
+    /// Opens a stream; the peer learns of it with its first frame. `None`
+    /// once the connection's stream numbers are used up (2^31 each way).
+    pub fn open(&mut self) -> Option<StreamId> {
+        let id = u32::try_from(self.next_local).ok()?;
+        self.next_local += 2;
+        self.streams
+            .insert(id, Stream::new(self.config.window, false));
+        Some(StreamId(id))
+    }
+
+    /// The next stream the peer opened, not yet accepted.
+    pub fn accept(&mut self) -> Option<StreamId> {
+        self.accept_queue.pop_front().map(StreamId)
+    }
+
+    /// Streams open (not yet finished both ways or reset).
+    pub fn open_streams(&self) -> usize {
+        self.streams.len()
+    }
+
+    /// The stream `id`; a stream the peer reset is forgotten as the
+    /// application learns of it.
+    fn stream(&mut self, id: StreamId) -> Result<&mut Stream, StreamError> {
+        let reset = self.streams.get(&id.0).ok_or(StreamError::Unknown)?.reset;
+        if let Some(code) = reset {
+            self.streams.remove(&id.0);
+            return Err(StreamError::Reset(code));
+        }
+        Ok(self.streams.get_mut(&id.0).expect("present"))
+    }
+
+    /// Buffers what fits of `bytes` for `id`; returns how many (0 when its
+    /// send buffer is full: [`Mux::poll_transmit`] makes room).
+    pub fn write(&mut self, id: StreamId, bytes: &[u8]) -> Result<usize, StreamError> {
+        let limit = self.config.send_buffer;
+        let s = self.stream(id)?;
+        if s.fin_wanted {
+            return Err(StreamError::Finished);
+        }
+        let n = bytes.len().min(limit.saturating_sub(s.queue.len()));
+        s.queue.extend(&bytes[..n]);
+        Ok(n)
+    }
+
+    /// Room in `id`'s send buffer.
+    pub fn send_space(&self, id: StreamId) -> usize {
+        self.streams
+            .get(&id.0)
+            .map_or(0, |s| self.config.send_buffer.saturating_sub(s.queue.len()))
+    }
+
+    /// Ends `id`'s sending half once its buffered bytes are sent.
+    pub fn finish(&mut self, id: StreamId) -> Result<(), StreamError> {
+        self.stream(id)?.fin_wanted = true;
+        Ok(())
+    }
+
+    /// Abandons `id` both ways; the peer's next operation on it fails with
+    /// `code`.
+    pub fn reset(&mut self, id: StreamId, code: u32) {
+        if self.streams.remove(&id.0).is_some() {
+            self.resets.push_back(Frame::Reset { stream: id.0, code });
+        }
+    }
+
+    /// Reads `id`'s bytes into `buf`: how many, 0 at the stream's end.
+    /// `Ok(None)` when nothing is there yet.
+    pub fn read(&mut self, id: StreamId, buf: &mut [u8]) -> Result<Option<usize>, StreamError> {
+        let window = self.config.window.max(INITIAL_CREDIT);
+        let s = self.stream(id)?;
+        if s.recv.is_empty() {
+            if !s.fin_received {
+                return Ok(None);
+            }
+            s.eof_seen = true;
+            if s.done() {
+                self.streams.remove(&id.0);
+            }
+            return Ok(Some(0));
+        }
+        let n = buf.len().min(s.recv.len());
+        for (d, b) in buf.iter_mut().zip(s.recv.drain(..n)) {
+            *d = b;
+        }
+        s.read += n as u64;
+        // Raise the credit once half the window is read.
+        if !s.fin_received && s.granted - s.read < window / 2 {
+            s.granted = s.read + window;
+            s.credit_due = true;
+        }
+        Ok(Some(n))
+    }
+
+    /// Bytes `id` holds received and not yet read.
+    pub fn readable(&self, id: StreamId) -> usize {
+        self.streams.get(&id.0).map_or(0, |s| s.recv.len())
+    }
+
+    /// True when [`Mux::poll_transmit`] has something to send.
+    pub fn wants_transmit(&self) -> bool {
+        !self.resets.is_empty()
+            || self
+                .streams
+                .values()
+                .any(|s| s.credit_due || s.wants_frame())
+    }
+
+    /// Appends frames to the outgoing sequence, at most `max` bytes: resets
+    /// and credits first, then one DATA frame per stream in turn while any
+    /// has bytes and credit. Returns the bytes appended.
+    pub fn poll_transmit(&mut self, max: usize, out: &mut Vec<u8>) -> usize {
+        let start = out.len();
+        let room = |out: &Vec<u8>| max - (out.len() - start);
+        while let Some(f) = self.resets.front() {
+            let mut b = Vec::new();
+            f.emit(&mut b);
+            if b.len() > room(out) {
+                return out.len() - start;
+            }
+            out.extend(b);
+            self.resets.pop_front();
+        }
+        for (&id, s) in &mut self.streams {
+            if s.credit_due {
+                let f = Frame::Credit {
+                    stream: id,
+                    limit: s.granted,
+                };
+                let mut b = Vec::new();
+                f.emit(&mut b);
+                if b.len() > room(out) {
+                    return out.len() - start;
+                }
+                out.extend(b);
+                s.credit_due = false;
+            }
+        }
+        loop {
+            let next = {
+                let after = self.cursor;
+                let ready = |(&id, s): (&u32, &Stream)| s.wants_frame().then_some(id);
+                self.streams
+                    .iter()
+                    .filter(|(&id, _)| after.is_none_or(|c| id > c))
+                    .find_map(ready)
+                    .or_else(|| self.streams.iter().find_map(ready))
+            };
+            let Some(id) = next else { break };
+            let left = room(out);
+            if left < frame::DATA_HEADER {
+                break;
+            }
+            let s = self.streams.get_mut(&id).expect("found above");
+            let n = (s.sendable() as usize)
+                .min(MAX_PAYLOAD)
+                .min(left - frame::DATA_HEADER);
+            let fin = s.fin_wanted && n == s.queue.len();
+            if n == 0 && !fin {
+                break;
+            }
+            let payload: Vec<u8> = s.queue.drain(..n).collect();
+            s.sent += n as u64;
+            s.fin_sent |= fin;
+            Frame::Data {
+                stream: id,
+                payload,
+                fin,
+            }
+            .emit(out);
+            self.cursor = Some(id);
+            if s.done() {
+                self.streams.remove(&id);
+            }
+        }
+        out.len() - start
+    }
+
+    /// Takes the next bytes of the incoming sequence. After an error the
+    /// connection must end; the same error comes back on every later call.
+    pub fn on_bytes(&mut self, mut bytes: &[u8]) -> Result<(), MuxError> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        while !bytes.is_empty() {
+            let frame = if self.partial.is_empty() {
+                match Frame::parse(bytes) {
+                    Ok(Some((f, n))) => {
+                        bytes = &bytes[n..];
+                        f
+                    }
+                    // The rest is the start of one frame (shorter than
+                    // [`MAX_FRAME`]): keep it.
+                    Ok(None) => {
+                        self.partial.extend_from_slice(bytes);
+                        return Ok(());
+                    }
+                    Err(e) => return Err(self.fail(MuxError::Frame(e))),
+                }
+            } else {
+                // Complete the frame begun in an earlier call: a byte at a
+                // time until its header tells its length, then the rest.
+                let want = match Frame::len_of(&self.partial) {
+                    Ok(Some(len)) => len,
+                    Ok(None) => self.partial.len() + 1,
+                    Err(e) => return Err(self.fail(MuxError::Frame(e))),
+                };
+                let n = (want - self.partial.len()).min(bytes.len());
+                self.partial.extend_from_slice(&bytes[..n]);
+                bytes = &bytes[n..];
+                match Frame::parse(&self.partial) {
+                    Ok(Some((f, _))) => {
+                        self.partial.clear();
+                        f
+                    }
+                    Ok(None) => continue,
+                    Err(e) => return Err(self.fail(MuxError::Frame(e))),
+                }
+            };
+            self.on_frame(frame).map_err(|e| self.fail(e))?;
+        }
+        Ok(())
+    }
+
+    fn fail(&mut self, e: MuxError) -> MuxError {
+        self.failed = Some(e);
+        self.partial = Vec::new();
+        e
+    }
+
+    fn on_frame(&mut self, f: Frame) -> Result<(), MuxError> {
+        let id = match &f {
+            Frame::Data { stream, .. }
+            | Frame::Credit { stream, .. }
+            | Frame::Reset { stream, .. } => *stream,
+        };
+        if !self.streams.contains_key(&id) {
+            if self.is_local(id) {
+                if u64::from(id) >= self.next_local {
+                    return Err(MuxError::UnopenedStream { stream: id });
+                }
+                // Ours, closed: what was in flight is moot.
+                return Ok(());
+            }
+            if u64::from(id) < self.next_peer {
+                // The peer's, closed or refused.
+                return Ok(());
+            }
+            self.next_peer = u64::from(id) + 2;
+            if matches!(f, Frame::Reset { .. }) {
+                return Ok(());
+            }
+            let held = self.streams.values().filter(|s| s.remote).count();
+            if held >= self.config.max_streams {
+                self.resets.push_back(Frame::Reset {
+                    stream: id,
+                    code: reset_code::REFUSED,
+                });
+                return Ok(());
+            }
+            self.streams
+                .insert(id, Stream::new(self.config.window, true));
+            self.accept_queue.push_back(id);
+        }
+        let s = self.streams.get_mut(&id).expect("present");
+        match f {
+            Frame::Data { payload, fin, .. } => {
+                if s.fin_received {
+                    return Err(MuxError::DataAfterFin { stream: id });
+                }
+                if s.received + payload.len() as u64 > s.granted {
+                    return Err(MuxError::FlowControl { stream: id });
+                }
+                if s.reset.is_none() {
+                    s.received += payload.len() as u64;
+                    s.recv.extend(payload);
+                    s.fin_received = fin;
+                }
+            }
+            Frame::Credit { limit, .. } => s.peer_limit = s.peer_limit.max(limit),
+            Frame::Reset { code, .. } => {
+                s.reset = Some(code);
+                s.queue = VecDeque::new();
+                s.recv = VecDeque::new();
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
