@@ -72,6 +72,10 @@ pub struct GetConfig {
     /// The largest file accepted: a larger offer is refused before
     /// anything is written ([`DEFAULT_MAX_SIZE`] by default).
     pub max_size: u64,
+    /// Let datagrams gather for a short pause after a wake that brought
+    /// few, so that one wake handles several (on by default; see
+    /// `docs/performance.md`, "Wake moderation").
+    pub moderate_wakes: bool,
 }
 
 /// The largest file a download accepts unless told otherwise: 64 GiB.
@@ -94,6 +98,7 @@ impl GetConfig {
             resume: false,
             buffer: None,
             max_size: DEFAULT_MAX_SIZE,
+            moderate_wakes: true,
         }
     }
 }

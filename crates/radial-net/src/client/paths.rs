@@ -93,7 +93,7 @@ impl PathSock {
 
     /// This path's number (its index; the high 16 bits of its pipe's
     /// connection id).
-    fn id(i: usize) -> u16 {
+    pub(super) fn id(i: usize) -> u16 {
         i as u16
     }
 

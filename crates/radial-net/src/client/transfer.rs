@@ -24,6 +24,13 @@ use crate::config::r2cp_config;
 use crate::crypto::Keys;
 use crate::session::ErrorCode;
 
+/// The longest pause [`Transfer::moderation`] lets datagrams gather for.
+const MODERATION: Duration = Duration::from_millis(1);
+/// Pauses shorter than this are not taken.
+const MODERATION_FLOOR: Duration = Duration::from_micros(50);
+/// A wake that brought this many datagrams or more is followed by none.
+const SMALL_WAKE: usize = 16;
+
 /// The keys of the connection to `to`.
 fn keys_of(offers: &[(SocketAddr, Offered)], to: SocketAddr) -> Arc<Keys> {
     offers
@@ -122,14 +129,16 @@ impl Transfer {
     /// Hands the engine what the paths that `events` names received, and
     /// completes the pipes their servers accepted; an error the server
     /// sent ends the transfer.
+    /// Returns how many datagrams the paths brought.
     fn receive(
         &mut self,
         events: &Events,
         receiver: &mut crate::batch::Receiver,
-    ) -> Result<(), GetError> {
+    ) -> Result<usize, GetError> {
         let (clock, conn, rx) = (&self.clock, self.conn, &mut self.rx);
         let mut joined = Vec::new();
         let mut ended = None;
+        let mut datagrams = 0;
         for ev in events {
             let i = ev.token().0;
             let Some(path) = self.paths.get_mut(i) else {
@@ -140,13 +149,16 @@ impl Transfer {
                 continue;
             };
             while let Ok(n @ 1..) = receiver.receive(&sock.sock, &sock.state) {
-                receiver.each(n, |from, d| match path.accept(i, conn, from, d) {
-                    Incoming::Joined(challenge) => joined.push((i, challenge)),
-                    Incoming::Pipe(inner) => {
-                        rx.handle_datagram(clock.now(), PathId(i as u16), inner);
+                receiver.each(n, |from, d| {
+                    datagrams += 1;
+                    match path.accept(i, conn, from, d) {
+                        Incoming::Joined(challenge) => joined.push((i, challenge)),
+                        Incoming::Pipe(inner) => {
+                            rx.handle_datagram(clock.now(), PathId(i as u16), inner);
+                        }
+                        Incoming::Error(code, message) => ended = Some((code, message)),
+                        Incoming::Ignored => {}
                     }
-                    Incoming::Error(code, message) => ended = Some((code, message)),
-                    Incoming::Ignored => {}
                 });
             }
             path.sock = Some(sock);
@@ -161,8 +173,34 @@ impl Transfer {
         match ended {
             Some((ErrorCode::Changed, _)) => Err(GetError::Changed),
             Some((_, message)) => Err(GetError::Refused(message)),
-            None => Ok(()),
+            None => Ok(datagrams),
         }
+    }
+
+    /// How long to let datagrams gather before the next wake, after a wake
+    /// that brought `datagrams`: nothing after a full batch or more (the
+    /// paths run fast enough to fill batches by themselves, and a pause
+    /// could overflow a socket buffer), otherwise an eighth of the shortest
+    /// round trip any pipe has seen, at most [`MODERATION`], and nothing
+    /// below [`MODERATION_FLOOR`] (a pause shorter than the sleep's own
+    /// cost saves nothing). Never past the engine's next deadline.
+    fn moderation(&self, datagrams: usize) -> Duration {
+        if datagrams >= SMALL_WAKE {
+            return Duration::ZERO;
+        }
+        let shortest = (0..self.paths.len())
+            .filter_map(|i| self.rx.pipe(PathId(PathSock::id(i)))?.min_rtt())
+            .min();
+        let Some(rtt) = shortest else {
+            return Duration::ZERO;
+        };
+        let pause = Duration::from_nanos(rtt.as_nanos() / 8).min(MODERATION);
+        if pause < MODERATION_FLOOR {
+            return Duration::ZERO;
+        }
+        self.rx
+            .poll_timeout()
+            .map_or(pause, |t| pause.min(self.clock.until(t)))
     }
 
     /// Every open path silent: the next standby group replaces them (its
@@ -345,7 +383,7 @@ pub fn get(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e.into()),
         }
-        t.receive(&events, &mut receiver)?;
+        let datagrams = t.receive(&events, &mut receiver)?;
         t.migrate_if_silent(cfg)?;
         let now = t.clock.now();
         if t.rx.poll_timeout().is_some_and(|at| at <= now) {
@@ -389,6 +427,18 @@ pub fn get(
             return Err(GetError::Stalled {
                 delivered: d.delivered,
             });
+        }
+        // Wake moderation: at a mobile host's rates each wake brings a
+        // datagram or two, and the wakes, not the datagrams, cost most of
+        // the CPU; a short pause gathers the next few into one wake (and
+        // their requests into one datagram per path).
+        let pause = if done || !cfg.moderate_wakes {
+            Duration::ZERO
+        } else {
+            t.moderation(datagrams)
+        };
+        if !pause.is_zero() {
+            std::thread::sleep(pause);
         }
     }
     let seconds = t.clock.now().as_secs_f64();

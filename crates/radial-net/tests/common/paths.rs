@@ -63,6 +63,7 @@ pub fn two_paths(f: &Fixture, a: PathModel, b: PathModel) -> (Emulator, GetConfi
         resume: false,
         buffer: None,
         max_size: radial_net::client::DEFAULT_MAX_SIZE,
+        moderate_wakes: true,
     };
     (emu, cfg)
 }
@@ -180,6 +181,7 @@ pub fn under_garbage() -> (f64, f64) {
             resume: false,
             buffer: None,
             max_size: radial_net::client::DEFAULT_MAX_SIZE,
+            moderate_wakes: true,
         };
         let s = get(&cfg, None, |_| {}).unwrap();
         assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The client's CPU with and without wake moderation (`radial get
+# --no-wake-moderation`), through the same emulated paths (`radial shell`,
+# root): goodput, longest stall, CPU seconds per GB (user + system, `perf
+# stat`'s task-clock) and context switches, alternating the two modes.
+# Needs root, perf, python3.
+# Usage: sudo tools/bench/wakes.sh [REPEAT]   (default 3)
+# Prints a Markdown table, a row per run.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+repeat=${1:-3}
+cargo build --release -q -p radial
+radial=$PWD/target/release/radial
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_CONFIG_HOME="$work/config"
+mkdir -p "$work/files"
+server=10.255.0.1
+
+# case file MB addresses...
+cases=(
+    "agg-20-20 50 10.0.0.2 10.0.1.2"
+    "three 30 10.0.0.2 10.0.1.2 10.0.2.2"
+)
+
+echo "| case | wake moderation | goodput (Mbit/s) | longest stall (s) | CPU s/GB | context switches |"
+echo "|---|---|---|---|---|---|"
+for c in "${cases[@]}"; do
+    read -r name mb rest <<<"$c"
+    read -ra addresses <<<"$rest"
+    vias=()
+    for a in "${addresses[@]}"; do vias+=(--via "$a"); done
+    [ -f "$work/files/f$mb.bin" ] || head -c $((mb * 1000000)) /dev/urandom >"$work/files/f$mb.bin"
+    for _ in $(seq "$repeat"); do
+        for mode in on off; do
+            flags=()
+            [ "$mode" = off ] && flags+=(--no-wake-moderation)
+            "$radial" shell "scenarios/shell/$name.toml" \
+                --server "$radial serve --root $work/files --listen $server:7400 --insecure >/dev/null 2>&1" -- \
+                perf stat -x, -e task-clock,context-switches -o "$work/stat" \
+                "$radial" get "radial://$server:7400/f$mb.bin" "${vias[@]}" \
+                --insecure --json --force -o "$work/out.bin" "${flags[@]}" >"$work/run.json" 2>/dev/null
+            python3 - "$work/run.json" "$work/stat" "$name" "$mode" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+stat = {}
+for line in open(sys.argv[2]):
+    f = line.strip().split(",")
+    if len(f) > 2 and f[0]:
+        stat[f[2]] = float(f[0])
+cpu = stat["task-clock"] / 1000 / (r["bytes"] / 1e9)
+print(f"| {sys.argv[3]} | {sys.argv[4]} | {r['mbps']:.2f} | {r['longest_stall_s']:.3f} | {cpu:.1f} | {int(stat['context-switches'])} |")
+PY
+        done
+    done
+done
