@@ -9,14 +9,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 repeat=${1:-1}
-cargo build --release -q -p radial
-radial=$PWD/target/release/radial
+# shellcheck source=tools/bench/shell_setup.sh
+. tools/bench/shell_setup.sh
 bulk="python3 $PWD/tools/bench/bulk.py"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export XDG_CONFIG_HOME="$work/config"
-mkdir -p "$work/files"
-server=10.255.0.1
 
 # case file MB ideal_mbps small_buffer_bytes addresses...
 cases=(

@@ -9,13 +9,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 repeat=${1:-3}
-cargo build --release -q -p radial
-radial=$PWD/target/release/radial
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export XDG_CONFIG_HOME="$work/config"
-mkdir -p "$work/files"
-server=10.255.0.1
+# shellcheck source=tools/bench/shell_setup.sh
+. tools/bench/shell_setup.sh
 
 # case file MB addresses...
 cases=(
