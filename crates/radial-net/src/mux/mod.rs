@@ -32,6 +32,7 @@ pub mod frame;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
+use std::ops::Bound;
 
 pub use frame::{Frame, FrameError, MAX_FRAME, MAX_PAYLOAD};
 
@@ -407,12 +408,13 @@ impl Mux {
             }
         }
         loop {
+            // The first stream with a frame to send after the one served
+            // last, round the table.
             let next = {
-                let after = self.cursor;
                 let ready = |(&id, s): (&u32, &Stream)| s.wants_frame().then_some(id);
+                let after = self.cursor.map_or(Bound::Unbounded, Bound::Excluded);
                 self.streams
-                    .iter()
-                    .filter(|(&id, _)| after.is_none_or(|c| id > c))
+                    .range((after, Bound::Unbounded))
                     .find_map(ready)
                     .or_else(|| self.streams.iter().find_map(ready))
             };
