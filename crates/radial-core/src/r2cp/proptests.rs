@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use super::{R2cpConfig, R2cpReceiver, Rules, Scheduling};
 use crate::cc::coupled::Coupling;
 use crate::endpoint::{Endpoint, HostEvent, PathId};
-use crate::rcp::{Opener, RcpConfig, RcpSender, RcpVariant, StoredStream};
+use crate::rcp::{Opener, RcpConfig, RcpSender, RcpVariant, Segment, SharedStream, StoredStream};
 use crate::time::{Duration, Instant};
 
 const MSS: u64 = 1000;
@@ -39,6 +39,8 @@ enum Op {
     /// Time passes, in ms.
     Tick(u64),
     Read,
+    /// The application writes this many more bytes (a growing stream only).
+    Write(u64),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -53,13 +55,51 @@ fn op() -> impl Strategy<Value = Op> {
         2 => any::<usize>().prop_map(Op::Lose),
         3 => (1u64..400).prop_map(Op::Tick),
         2 => Just(Op::Read),
+        2 => (1u64..5_000).prop_map(Op::Write),
     ]
+}
+
+/// A pipe's sender: of a stored stream (a file), or of a stream shared by
+/// every pipe that the application writes as it goes.
+enum Sender {
+    Stored(RcpSender<StoredStream>),
+    Shared(RcpSender<SharedStream>),
+}
+
+impl Sender {
+    fn on_datagram(&mut self, now: Instant, d: &[u8]) {
+        match self {
+            Sender::Stored(s) => s.on_datagram(now, d),
+            Sender::Shared(s) => s.on_datagram(now, d),
+        }
+    }
+    fn poll_segment(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<Segment> {
+        match self {
+            Sender::Stored(s) => s.poll_segment(now, buf),
+            Sender::Shared(s) => s.poll_segment(now, buf),
+        }
+    }
+    fn next_timeout(&self) -> Option<Instant> {
+        match self {
+            Sender::Stored(s) => s.next_timeout(),
+            Sender::Shared(s) => s.next_timeout(),
+        }
+    }
+    fn on_timeout(&mut self, now: Instant) {
+        match self {
+            Sender::Stored(s) => s.on_timeout(now),
+            Sender::Shared(s) => s.on_timeout(now),
+        }
+    }
 }
 
 /// The receiver, a sender per path, and what is on its way.
 struct Net {
     rx: R2cpReceiver,
-    senders: BTreeMap<u16, RcpSender<StoredStream>>,
+    senders: BTreeMap<u16, Sender>,
+    /// The stream every sender shares, if the application writes it as it
+    /// goes (else each sender serves a stored one).
+    shared: Option<SharedStream>,
     up: Vec<(u16, Vec<u8>)>,
     down: Vec<(u16, Vec<u8>)>,
     now: Instant,
@@ -85,6 +125,7 @@ impl Net {
         Net {
             rx,
             senders: BTreeMap::new(),
+            shared: None,
             up: Vec::new(),
             down: Vec::new(),
             now: Instant::ZERO,
@@ -107,8 +148,14 @@ impl Net {
     fn apply(&mut self, op: &Op) {
         match *op {
             Op::Up(p) => {
-                self.senders.entry(p).or_insert_with(|| {
-                    RcpSender::stored(Net::sender_config(p), PathId(p), self.len)
+                let (len, shared) = (self.len, self.shared.clone());
+                self.senders.entry(p).or_insert_with(|| match shared {
+                    Some(stream) => {
+                        Sender::Shared(RcpSender::shared(Net::sender_config(p), PathId(p), stream))
+                    }
+                    None => {
+                        Sender::Stored(RcpSender::stored(Net::sender_config(p), PathId(p), len))
+                    }
                 });
                 self.event(HostEvent::PathUp {
                     path: PathId(p),
@@ -151,9 +198,28 @@ impl Net {
             }
             Op::Tick(ms) => self.tick(Duration::from_millis(ms)),
             Op::Read => self.read_all(),
+            Op::Write(n) => self.write(n),
             _ => {}
         }
         self.flush();
+    }
+
+    /// The application writes `n` more bytes of a shared stream, closing
+    /// it at its length; the senders serve what waited for them.
+    fn write(&mut self, n: u64) {
+        let Some(stream) = &self.shared else {
+            return;
+        };
+        let end = (stream.end() + n).min(self.len);
+        stream.extend_to(end);
+        if end == self.len {
+            stream.close();
+        }
+        for s in self.senders.values_mut() {
+            if let Sender::Shared(s) = s {
+                s.stream_grew();
+            }
+        }
     }
 
     /// Time passes: the receiver's and senders' timers fire.
@@ -208,6 +274,7 @@ impl Net {
     /// everything, in order, until the stream is read or a simulated minute
     /// passes.
     fn settle(&mut self) {
+        self.write(self.len);
         for p in 0..3 {
             self.event(HostEvent::LinkUp { path: PathId(p) });
         }
@@ -253,6 +320,40 @@ proptest! {
     ) {
         let len = segments * MSS - 17;
         let mut net = Net::new(rules, scheduling, buffer, len);
+        for o in &ops {
+            net.apply(o);
+            if let Err(e) = net.rx.check_invariants() {
+                prop_assert!(false, "after {o:?}: {e}");
+            }
+        }
+        net.settle();
+        prop_assert_eq!(net.read, len, "{:?} read {} of {}", rules, net.read, len);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("RADIAL_ENGINE_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(200),
+        ..ProptestConfig::default()
+    })]
+
+    /// The same with one stream shared by every pipe's sender, which the
+    /// application writes as it goes (a server's stream rather than a
+    /// file): requests that run ahead of what is written wait, and are
+    /// served as it grows.
+    #[test]
+    fn a_stream_written_as_it_goes_arrives_once_in_order_through_every_pipe(
+        (rules, scheduling) in engine(),
+        buffer in 4u64..40,
+        segments in 1u64..60,
+        first in 0u64..3_000,
+        ops in proptest::collection::vec(op(), 0..300),
+    ) {
+        let len = segments * MSS - 17;
+        let mut net = Net::new(rules, scheduling, buffer, len);
+        let stream = SharedStream::new();
+        stream.extend_to(first.min(len));
+        net.shared = Some(stream);
         for o in &ops {
             net.apply(o);
             if let Err(e) = net.rx.check_invariants() {

@@ -27,7 +27,7 @@ pub use receiver::RcpReceiver;
 pub(crate) use recovery::Recovery;
 pub use requests::RequestBoard;
 pub(crate) use requests::{count_later_arrival, Hole};
-pub use sender::{RcpSender, Segment, Source, StoredStream};
+pub use sender::{RcpSender, Segment, SharedStream, Source, StoredStream};
 
 use crate::cc::{Algorithm, CcConfig};
 use crate::rtt::RttConfig;

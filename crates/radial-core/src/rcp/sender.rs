@@ -7,7 +7,9 @@
 //! server): that sender keeps no copy of the data, and the driver appends
 //! each segment's payload itself ([`RcpSender::poll_segment`]).
 
+use std::cell::Cell;
 use std::collections::VecDeque;
+use std::rc::Rc;
 
 use super::{Opener, RcpConfig};
 use crate::endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId};
@@ -66,6 +68,74 @@ impl Source for StoredStream {
         true
     }
     fn ack_to(&mut self, _offset: u64) {}
+}
+
+/// A stream that several senders serve at once (the pipes of one R²CP
+/// connection at a server) and whose bytes the driver holds as the
+/// application writes them: the driver says how far the application has
+/// written ([`SharedStream::extend_to`]) and appends each segment's payload
+/// itself, as for a [`StoredStream`]; clones share one state. What any
+/// pipe's receiver has in order (SEG.DEQ, the connection's in-order point)
+/// is purged for every pipe ([`Source::base`]): the driver may drop those
+/// bytes.
+#[derive(Clone, Debug, Default)]
+pub struct SharedStream(Rc<Cell<Shared>>);
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Shared {
+    base: u64,
+    end: u64,
+    closed: bool,
+}
+
+impl SharedStream {
+    /// An empty, open stream.
+    pub fn new() -> Self {
+        SharedStream::default()
+    }
+
+    fn update(&self, f: impl FnOnce(&mut Shared)) {
+        let mut s = self.0.get();
+        f(&mut s);
+        self.0.set(s);
+    }
+
+    /// The application has written the stream up to `end` (a smaller
+    /// value than before changes nothing, as does anything after
+    /// [`SharedStream::close`]). The senders serve the pulls that waited
+    /// for those bytes once told ([`RcpSender::stream_grew`]).
+    pub fn extend_to(&self, end: u64) {
+        self.update(|s| {
+            if !s.closed {
+                s.end = s.end.max(end);
+            }
+        });
+    }
+
+    /// No byte past [`SharedStream::end`] will come.
+    pub fn close(&self) {
+        self.update(|s| s.closed = true);
+    }
+
+    /// Offset one past the last byte written.
+    pub fn end(&self) -> u64 {
+        self.0.get().end
+    }
+}
+
+impl Source for SharedStream {
+    fn base(&self) -> u64 {
+        self.0.get().base
+    }
+    fn end(&self) -> u64 {
+        SharedStream::end(self)
+    }
+    fn is_closed(&self) -> bool {
+        self.0.get().closed
+    }
+    fn ack_to(&mut self, offset: u64) {
+        self.update(|s| s.base = s.base.max(offset.min(s.end)));
+    }
 }
 
 /// One datagram [`RcpSender::poll_segment`] produced: its path, and the
@@ -205,6 +275,22 @@ impl RcpSender<StoredStream> {
     /// each payload itself.
     pub fn stored(config: RcpConfig, path: PathId, len: u64) -> Self {
         RcpSender::with_source(config, path, StoredStream { len })
+    }
+}
+
+impl RcpSender<SharedStream> {
+    /// A sender on `path` of `stream`, which other senders may serve too:
+    /// the driver calls [`RcpSender::poll_segment`] and appends each
+    /// payload itself, and calls [`RcpSender::stream_grew`] when the
+    /// application wrote more or closed the stream.
+    pub fn shared(config: RcpConfig, path: PathId, stream: SharedStream) -> Self {
+        RcpSender::with_source(config, path, stream)
+    }
+
+    /// The stream grew or was closed: the pulls that waited for its bytes
+    /// are served.
+    pub fn stream_grew(&mut self) {
+        self.serve_waiting();
     }
 }
 
@@ -624,6 +710,63 @@ mod tests {
         let mut buf = Vec::new();
         while s.poll_segment(now, &mut buf).is_some() {}
         s
+    }
+
+    /// Two senders of one shared stream, both past the handshake.
+    fn shared_pair(stream: &SharedStream) -> [RcpSender<SharedStream>; 2] {
+        [0, 1].map(|p| {
+            let mut s = RcpSender::shared(config(), PathId(p), stream.clone());
+            let now = Instant::ZERO;
+            for flags in [RcpFlags::SYN, RcpFlags::ACK] {
+                s.on_datagram(
+                    now,
+                    &datagram(&RcpHeader::new(flags, 5, SeqNum(0), SeqNum(0), 0)),
+                );
+            }
+            let mut buf = Vec::new();
+            while s.poll_segment(now, &mut buf).is_some() {}
+            s
+        })
+    }
+
+    fn sent(s: &mut RcpSender<SharedStream>) -> Vec<(u64, usize)> {
+        let mut buf = Vec::new();
+        std::iter::from_fn(|| s.poll_segment(Instant::ZERO, &mut buf))
+            .filter(|seg| seg.len > 0)
+            .map(|seg| (seg.offset, seg.len))
+            .collect()
+    }
+
+    #[test]
+    fn pulls_ahead_of_a_shared_stream_wait_until_it_grows_and_its_deq_purges_for_every_pipe() {
+        let stream = SharedStream::new();
+        stream.extend_to(1500);
+        let [mut a, mut b] = shared_pair(&stream);
+        // Within what is written: served at once, by either pipe.
+        a.on_datagram(Instant::ZERO, &pull(1, 0, 1000, 0));
+        assert_eq!(sent(&mut a), vec![(0, 1000)]);
+        // Past it: each waits, whole.
+        a.on_datagram(Instant::ZERO, &pull(2, 1000, 2000, 0));
+        b.on_datagram(Instant::ZERO, &pull(1, 2000, 3000, 0));
+        assert!(sent(&mut a).is_empty() && sent(&mut b).is_empty());
+        // The application writes up to 2,500: the first is served once told.
+        stream.extend_to(2500);
+        assert!(sent(&mut a).is_empty(), "not before it is told");
+        a.stream_grew();
+        b.stream_grew();
+        assert_eq!(sent(&mut a), vec![(1000, 1000)]);
+        assert!(sent(&mut b).is_empty());
+        // Closed at 2,500: what is left of the last is sent.
+        stream.close();
+        b.stream_grew();
+        assert_eq!(sent(&mut b), vec![(2000, 500)]);
+        // SEG.DEQ on one pipe purges for both, never past what was written.
+        b.on_datagram(Instant::ZERO, &pull(2, 0, 1, 9_000));
+        assert_eq!(Source::base(&stream), 2500);
+        assert!(sent(&mut a).is_empty(), "nothing below the purge point");
+        // Writes after the close change nothing.
+        stream.extend_to(4000);
+        assert_eq!(stream.end(), 2500);
     }
 
     fn pull(id: u32, start: u64, end: u64, deq: u64) -> Vec<u8> {
