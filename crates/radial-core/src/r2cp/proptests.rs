@@ -319,16 +319,22 @@ proptest! {
         ops in proptest::collection::vec(op(), 0..300),
     ) {
         let len = segments * MSS - 17;
-        let mut net = Net::new(rules, scheduling, buffer, len);
-        for o in &ops {
-            net.apply(o);
-            if let Err(e) = net.rx.check_invariants() {
-                prop_assert!(false, "after {o:?}: {e}");
-            }
-        }
-        net.settle();
-        prop_assert_eq!(net.read, len, "{:?} read {} of {}", rules, net.read, len);
+        run(Net::new(rules, scheduling, buffer, len), &ops)?;
     }
+}
+
+/// Applies `ops`, holding the engine to its invariants after each, then
+/// lets the network settle: every byte must arrive.
+fn run(mut net: Net, ops: &[Op]) -> Result<(), TestCaseError> {
+    for o in ops {
+        net.apply(o);
+        if let Err(e) = net.rx.check_invariants() {
+            prop_assert!(false, "after {o:?}: {e}");
+        }
+    }
+    net.settle();
+    prop_assert_eq!(net.read, net.len, "read {} of {}", net.read, net.len);
+    Ok(())
 }
 
 proptest! {
@@ -354,14 +360,7 @@ proptest! {
         let stream = SharedStream::new();
         stream.extend_to(first.min(len));
         net.shared = Some(stream);
-        for o in &ops {
-            net.apply(o);
-            if let Err(e) = net.rx.check_invariants() {
-                prop_assert!(false, "after {o:?}: {e}");
-            }
-        }
-        net.settle();
-        prop_assert_eq!(net.read, len, "{:?} read {} of {}", rules, net.read, len);
+        run(net, &ops)?;
     }
 }
 
