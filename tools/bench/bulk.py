@@ -10,16 +10,31 @@
 
 The summary has the bytes, seconds, goodput (Mbit/s), the longest time
 between two receipts (the stall a handoff causes), the client's CPU seconds,
-and the receive buffer the kernel reports.
+the receive buffer the kernel reports (SO_RCVBUF: twice what was set, for
+its bookkeeping) and the largest window it would advertise during the
+transfer (TCP_INFO's tcpi_rcv_ssthresh, sampled every megabyte): the bytes
+of data the receive buffer actually lets the sender have in flight.
 """
 
 import json
 import resource
 import socket
+import struct
 import sys
 import time
 
 IPPROTO_MPTCP = 262
+
+
+# struct tcp_info (linux/tcp.h): tcpi_rcv_ssthresh is the 18th 32-bit field
+# after the 8 one-byte ones.
+RCV_SSTHRESH_AT = 64
+
+
+def advertisable(s):
+    """The largest window the socket would advertise now (bytes)."""
+    info = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 256)
+    return struct.unpack_from("I", info, RCV_SSTHRESH_AT)[0]
 
 
 def make_socket(mptcp):
@@ -70,6 +85,8 @@ def get(addr, port, mptcp, rcvbuf, bind):
     gap = 0.0
     gap_at = 0.0
     buf = bytearray(1 << 16)
+    window = 0
+    sampled = 0
     while True:
         n = s.recv_into(buf)
         if n == 0:
@@ -79,6 +96,9 @@ def get(addr, port, mptcp, rcvbuf, bind):
             gap, gap_at = now - last, last - start
         last = now
         got += n
+        if got - sampled >= 1 << 20:
+            sampled = got
+            window = max(window, advertisable(s))
     seconds = last - start
     usage = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({
@@ -90,6 +110,7 @@ def get(addr, port, mptcp, rcvbuf, bind):
         "max_gap_at_s": gap_at,
         "cpu_s": usage.ru_utime + usage.ru_stime,
         "rcvbuf": s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF),
+        "window_max": window,
     }))
 
 

@@ -21,7 +21,10 @@ cases=(
     "handoff 20 12 150000 10.0.0.2 10.0.1.2"
 )
 
-# One run: prints "goodput_mbps stall_s cpu_s bytes rcvbuf".
+# One run: prints "goodput_mbps stall_s cpu_s bytes rcvbuf window", the
+# window being the most data the receive buffer let the sender have in
+# flight (Radial's: its buffer; the kernel's: the largest window it would
+# advertise, from TCP_INFO).
 one() {
     local proto=$1 scenario=$2 mb=$3 buffer=$4
     shift 4
@@ -40,7 +43,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 cpu = float(open(sys.argv[2]).read())
 buf = "4200000" if sys.argv[3] == "default" else sys.argv[3]
-print(r["mbps"], r["longest_stall_s"], cpu, r["bytes"], buf)
+print(r["mbps"], r["longest_stall_s"], cpu, r["bytes"], buf, buf)
 PY
         ;;
     tcp | mptcp)
@@ -54,32 +57,47 @@ PY
         python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
-print(r["goodput_mbps"], r["max_gap_s"], r["cpu_s"], r["bytes"], r["rcvbuf"])' "$work/run.json"
+print(r["goodput_mbps"], r["max_gap_s"], r["cpu_s"], r["bytes"], r["rcvbuf"], r["window_max"])' "$work/run.json"
         ;;
     esac
 }
 
 median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
-echo "| case | buffer | protocol | goodput (Mbit/s) | / Ideal | longest stall (s) | CPU s/GB | receive buffer (bytes) |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| case | buffer | protocol | goodput (Mbit/s) | / Ideal | longest stall (s) | CPU s/GB | receive buffer (bytes) | largest window (bytes) |"
+echo "|---|---|---|---|---|---|---|---|---|"
+# row LABEL PROTO CASE MB BUFFER IDEAL ADDRESSES...: runs REPEAT times,
+# prints the table row, and leaves the first run's largest window in $win.
+row() {
+    local label=$1 proto=$2 name=$3 mb=$4 buffer=$5 ideal=$6
+    shift 6
+    local rows=() g s cpu rb
+    for _ in $(seq "$repeat"); do
+        rows+=("$(one "$proto" "scenarios/shell/$name.toml" "$mb" "$buffer" "$@")")
+    done
+    g=$(printf '%s\n' "${rows[@]}" | awk '{print $1}' | median)
+    s=$(printf '%s\n' "${rows[@]}" | awk '{print $2}' | median)
+    cpu=$(printf '%s\n' "${rows[@]}" | awk '{print $3 / ($4 / 1e9)}' | median)
+    rb=$(printf '%s\n' "${rows[0]}" | awk '{print $5}')
+    win=$(printf '%s\n' "${rows[0]}" | awk '{print $6}')
+    printf '| %s | %s | %s | %.2f | %.2f | %.3f | %.1f | %s | %s |\n' \
+        "$name" "$label" "$proto" "$g" "$(echo "$g / $ideal" | bc -l)" "$s" "$cpu" "$rb" "$win"
+}
+
 for c in "${cases[@]}"; do
     read -r name mb ideal small addrs <<<"$c"
     read -ra addresses <<<"$(echo "$c" | cut -d' ' -f5-)"
     [ -f "$work/files/f$mb.bin" ] || head -c $((mb * 1000000)) /dev/urandom >"$work/files/f$mb.bin"
-    for buffer in default "$small"; do
-        for proto in radial mptcp tcp; do
-            rows=()
-            for _ in $(seq "$repeat"); do
-                rows+=("$(one "$proto" "scenarios/shell/$name.toml" "$mb" "$buffer" "${addresses[@]}")")
-            done
-            g=$(printf '%s\n' "${rows[@]}" | awk '{print $1}' | median)
-            s=$(printf '%s\n' "${rows[@]}" | awk '{print $2}' | median)
-            cpu=$(printf '%s\n' "${rows[@]}" | awk '{print $3 / ($4 / 1e9)}' | median)
-            rb=$(printf '%s\n' "${rows[0]}" | awk '{print $5}')
-            label=$([ "$buffer" = default ] && echo default || echo "2x BDP")
-            printf '| %s | %s | %s | %.2f | %.2f | %.3f | %.1f | %s |\n' \
-                "$name" "$label" "$proto" "$g" "$(echo "$g / $ideal" | bc -l)" "$s" "$cpu" "$rb"
-        done
+    for proto in radial mptcp tcp; do
+        row default "$proto" "$name" "$mb" default "$ideal" "${addresses[@]}"
     done
+    # "2x BDP" sets SO_RCVBUF (the kernel) or --buffer (Radial) to twice the
+    # largest path's bandwidth-delay product; the kernel then advertises
+    # windows larger than that value. The last row gives Radial the largest
+    # window MPTCP advertised there: equal windows.
+    row "2x BDP" mptcp "$name" "$mb" "$small" "$ideal" "${addresses[@]}"
+    kernel_window=$win
+    row "2x BDP" tcp "$name" "$mb" "$small" "$ideal" "${addresses[@]}"
+    row "2x BDP" radial "$name" "$mb" "$small" "$ideal" "${addresses[@]}"
+    row "MPTCP's window" radial "$name" "$mb" "$kernel_window" "$ideal" "${addresses[@]}"
 done
