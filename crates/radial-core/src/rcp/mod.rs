@@ -22,12 +22,14 @@ mod receiver;
 mod recovery;
 mod requests;
 mod sender;
+mod source;
 
 pub use receiver::RcpReceiver;
 pub(crate) use recovery::Recovery;
 pub use requests::RequestBoard;
 pub(crate) use requests::{count_later_arrival, Hole};
-pub use sender::{RcpSender, Segment, SharedStream, Source, StoredStream};
+pub use sender::{RcpSender, Segment};
+pub use source::{SharedStream, Source, StoredStream};
 
 use crate::cc::{Algorithm, CcConfig};
 use crate::rtt::RttConfig;
