@@ -484,15 +484,10 @@ fn sent_twice(net: &Net) -> usize {
         .count()
 }
 
-#[test]
-fn the_window_counts_what_the_receiver_holds_out_of_order_inside_it() {
-    // pTCP §5.4: every acknowledgment carries the shared buffer's window,
-    // from pACK on. The first segment on path 0 is lost, so the receiver
-    // holds what follows out of order until it comes again. That data sits
-    // inside the window, as in TCP: the window's right edge (pACK plus the
-    // window) never moves back. Counted against the window as well, it
-    // pulled the edge back over data already sent.
-    let mut config = config();
+/// 100 KB over two pipes with a 16-segment window, the first segment on
+/// path 0 lost: the receiver holds what follows out of order until it
+/// comes again. Returns the run, the stream checked whole.
+fn first_segment_lost(mut config: PtcpConfig) -> Net {
     config.tcp.window = 16;
     let data = 100_000;
     let mut net = Net::new(config, data);
@@ -501,6 +496,18 @@ fn the_window_counts_what_the_receiver_holds_out_of_order_inside_it() {
     net.path_up(1);
     net.run(5_000);
     net.intact(data);
+    net
+}
+
+#[test]
+fn the_window_counts_what_the_receiver_holds_out_of_order_inside_it() {
+    // pTCP §5.4: every acknowledgment carries the shared buffer's window,
+    // from pACK on. The first segment on path 0 is lost, so the receiver
+    // holds what follows out of order until it comes again. That data sits
+    // inside the window, as in TCP: the window's right edge (pACK plus the
+    // window) never moves back. Counted against the window as well, it
+    // pulled the edge back over data already sent.
+    let net = first_segment_lost(config());
     let held_out_of_order = net.acks.iter().any(|&(pack, _)| pack == 0);
     assert!(held_out_of_order && net.acks.len() > 50);
     let edges: Vec<u64> = net
@@ -584,15 +591,7 @@ fn the_paper_window_is_free_space_and_its_edge_moves_back_over_sent_data() {
     // with the paper's window (§5.4: the free space of the buffer): the
     // data held out of order behind the lost segment takes from it, and
     // the window's right edge moves back. The stream still arrives whole.
-    let mut config = without(|r| &mut r.window_over_unread);
-    config.tcp.window = 16;
-    let data = 100_000;
-    let mut net = Net::new(config, data);
-    net.drop_first = Some((0, 0));
-    net.path_up(0);
-    net.path_up(1);
-    net.run(5_000);
-    net.intact(data);
+    let net = first_segment_lost(without(|r| &mut r.window_over_unread));
     let edges: Vec<u64> = net
         .acks
         .iter()
