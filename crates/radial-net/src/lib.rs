@@ -14,6 +14,7 @@ pub mod client;
 pub mod clock;
 pub mod config;
 pub mod crypto;
+pub mod duplex;
 pub mod emulator;
 pub mod guard;
 pub mod mux;

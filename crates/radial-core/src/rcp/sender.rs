@@ -124,6 +124,9 @@ pub struct RcpSender<S = SendBuffer> {
     served: [u32; MAX_BLOCKS],
     /// Highest pull id answered.
     max_served: u32,
+    /// The stream's end and whether it was closed, as the latest datagram
+    /// sent advertised them.
+    told: (u64, bool),
     /// Pulled ranges the application has not written yet, served as it
     /// writes them (offset, end, pull id), oldest first.
     waiting: VecDeque<(u64, u64, u32)>,
@@ -171,9 +174,18 @@ impl RcpSender<SharedStream> {
     }
 
     /// The stream grew or was closed: the pulls that waited for its bytes
-    /// are served.
+    /// are served. A sender with nothing else to send announces the new
+    /// end (or the close) in an UPDATE, the answer to the persist probe of
+    /// RCP §5.2.2 sent before the receiver asks: a receiver that saw this
+    /// application-limited sender run dry learns at once that it may ask
+    /// again, rather than one persist interval later.
     pub fn stream_grew(&mut self) {
         self.serve_waiting();
+        let told = self.told;
+        let now = (self.buffer.end(), self.buffer.is_closed());
+        if self.state == State::Established && self.out.is_empty() && now != told {
+            self.queue_control(Out::Update);
+        }
     }
 }
 
@@ -201,6 +213,7 @@ impl<S: Source> RcpSender<S> {
             snd_nxt: 0,
             served: [0; MAX_BLOCKS],
             max_served: 0,
+            told: (0, false),
             waiting: VecDeque::new(),
             handshake_deadline: None,
             syn_id: 0,
@@ -213,6 +226,11 @@ impl<S: Source> RcpSender<S> {
             config,
             path,
         }
+    }
+
+    /// The path this sender serves.
+    pub fn path(&self) -> PathId {
+        self.path
     }
 
     /// Data bytes queued for sending.
@@ -431,6 +449,7 @@ impl<S: Source> RcpSender<S> {
         }
         buf.clear();
         RcpHeader::new(flags, c.conn_id, seq, avail, id).emit(buf);
+        self.told = (self.buffer.end(), self.buffer.is_closed());
         self.stats.datagrams_sent += 1;
         let (offset, len) = payload.unwrap_or((0, 0));
         if len > 0 {
@@ -650,6 +669,44 @@ mod tests {
         // Writes after the close change nothing.
         stream.extend_to(4000);
         assert_eq!(stream.end(), 2500);
+    }
+
+    /// The headers `s` sends now.
+    fn headers(s: &mut RcpSender<SharedStream>) -> Vec<RcpHeader> {
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        while s.poll_segment(Instant::ZERO, &mut buf).is_some() {
+            out.push(RcpHeader::parse(&buf).unwrap().0);
+        }
+        out
+    }
+
+    #[test]
+    fn an_idle_shared_stream_sender_announces_growth_and_close_once_each() {
+        let stream = SharedStream::new();
+        let [mut a, _] = shared_pair(&stream);
+        let c = config();
+        stream.extend_to(3000);
+        a.stream_grew();
+        let h = headers(&mut a);
+        assert_eq!(h.len(), 1, "one UPDATE: {h:?}");
+        assert_eq!(h[0].deq, c.wire_seq(3000));
+        assert!(!h[0].flags.contains(RcpFlags::FIN));
+        // Told already: no second announcement.
+        a.stream_grew();
+        assert!(headers(&mut a).is_empty());
+        // A pull that data answers carries the news itself.
+        a.on_datagram(Instant::ZERO, &pull(1, 0, 4000, 0));
+        stream.extend_to(4000);
+        a.stream_grew();
+        let h = headers(&mut a);
+        assert!(h.iter().all(|h| h.id == 1), "data only: {h:?}");
+        // The close is news too.
+        stream.close();
+        a.stream_grew();
+        let h = headers(&mut a);
+        assert_eq!(h.len(), 1);
+        assert!(h[0].flags.contains(RcpFlags::FIN));
     }
 
     fn pull(id: u32, start: u64, end: u64, deq: u64) -> Vec<u8> {

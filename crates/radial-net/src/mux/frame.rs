@@ -12,6 +12,7 @@ pub const DATA_HEADER: usize = 1 + 4 + 2;
 /// Longest frame on the wire.
 pub const MAX_FRAME: usize = DATA_HEADER + MAX_PAYLOAD;
 
+const PADDING: u8 = 0x00;
 const DATA: u8 = 0x01;
 const DATA_FIN: u8 = 0x02;
 const CREDIT: u8 = 0x03;
@@ -45,6 +46,10 @@ pub enum Frame {
         /// The reason ([`crate::mux::ResetCode`]).
         code: u32,
     },
+    /// One byte that carries nothing (as QUIC's PADDING frame): a
+    /// sequence that runs dry mid-segment is filled to the segment's end,
+    /// since its receiver asks for whole segments.
+    Padding,
 }
 
 /// Why bytes are not a frame.
@@ -93,6 +98,7 @@ impl Frame {
                 out.extend_from_slice(&stream.to_be_bytes());
                 out.extend_from_slice(&code.to_be_bytes());
             }
+            Frame::Padding => out.push(PADDING),
         }
     }
 
@@ -113,6 +119,7 @@ impl Frame {
                 }
                 DATA_HEADER + usize::from(n)
             }
+            PADDING => 1,
             CREDIT => 1 + 4 + 8,
             RESET => 1 + 4 + 4,
             k => return Err(FrameError::Kind(k)),
@@ -129,6 +136,9 @@ impl Frame {
         let Some(b) = b.get(..len) else {
             return Ok(None);
         };
+        if kind == PADDING {
+            return Ok(Some((Frame::Padding, 1)));
+        }
         let stream = u32::from_be_bytes([b[1], b[2], b[3], b[4]]);
         let frame = match kind {
             DATA | DATA_FIN => Frame::Data {

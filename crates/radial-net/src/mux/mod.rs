@@ -455,6 +455,14 @@ impl Mux {
             return Err(e);
         }
         while !bytes.is_empty() {
+            if self.partial.is_empty() {
+                // A run of padding at once.
+                let pad = bytes.iter().take_while(|&&b| b == 0).count();
+                bytes = &bytes[pad..];
+                if bytes.is_empty() {
+                    break;
+                }
+            }
             let frame = if self.partial.is_empty() {
                 match Frame::parse(bytes) {
                     Ok(Some((f, n))) => {
@@ -505,6 +513,7 @@ impl Mux {
             Frame::Data { stream, .. }
             | Frame::Credit { stream, .. }
             | Frame::Reset { stream, .. } => *stream,
+            Frame::Padding => return Ok(()),
         };
         if !self.streams.contains_key(&id) {
             if self.is_local(id) {
@@ -555,6 +564,7 @@ impl Mux {
                 s.queue = VecDeque::new();
                 s.recv = VecDeque::new();
             }
+            Frame::Padding => {}
         }
         Ok(())
     }

@@ -37,6 +37,30 @@ fn bytes_of(stream: u32, len: usize) -> Vec<u8> {
 }
 
 #[test]
+fn padding_between_frames_carries_nothing_however_the_sequence_is_cut() {
+    let (mut host, _) = pair(MuxConfig::default());
+    let id = host.open().unwrap();
+    let data = bytes_of(id.0, 5_000);
+    // Two frames, padding before, between and after them.
+    let mut padded = vec![0; 700];
+    host.write(id, &data[..3_000]).unwrap();
+    host.poll_transmit(usize::MAX, &mut padded);
+    padded.extend(std::iter::repeat_n(0, 1_199));
+    host.write(id, &data[3_000..]).unwrap();
+    host.finish(id).unwrap();
+    host.poll_transmit(usize::MAX, &mut padded);
+    padded.extend(std::iter::repeat_n(0, 500));
+    for chunk in [1, 7, 1_200, usize::MAX] {
+        let (_, mut server) = pair(MuxConfig::default());
+        for piece in padded.chunks(chunk.min(padded.len())) {
+            server.on_bytes(piece).unwrap();
+        }
+        let got = server.accept().expect("the stream");
+        assert_eq!(drain(&mut server, got), (data.clone(), true));
+    }
+}
+
+#[test]
 fn frames_parse_back_and_name_what_is_wrong() {
     let frames = [
         Frame::Data {
@@ -59,6 +83,7 @@ fn frames_parse_back_and_name_what_is_wrong() {
             limit: u64::MAX,
         },
         Frame::Reset { stream: 4, code: 2 },
+        Frame::Padding,
     ];
     for f in frames {
         let mut b = Vec::new();

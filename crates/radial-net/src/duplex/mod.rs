@@ -1,0 +1,340 @@
+//! One connection's two directions over its paths, sans-IO: what a host
+//! and a server each run to carry many byte streams both ways.
+//!
+//! Both directions are receiver-driven. Each side runs an R²CP receiver
+//! for what comes in (the host's pulls the downlink, the server's the
+//! uplink) and one unchanged RCP sender per path for what goes out, so on
+//! every path two pipes run, one each way, over the same addresses: the
+//! host's paths are the ones its pipes came from, and the server opens
+//! nothing toward an address that did not reach it first. A pipe's
+//! connection id says which direction it belongs to: the connection's
+//! number in the low 16 bits, the path's in the next 15, and the top bit
+//! set on the uplink's pipes ([`UPLINK`]).
+//!
+//! On top, a [`Mux`] cuts the streams into frames on each direction's
+//! ordered byte sequence; [`Duplex::streams`] is the application's handle
+//! on it. What each side holds is bounded: the outgoing bytes by
+//! [`DuplexConfig::send_limit`] and the receiver's buffer, the incoming by
+//! the R²CP receive buffer and the streams' windows.
+//!
+//! A driver calls it as it calls an endpoint (`docs/architecture.md`, the
+//! driver contract): feed datagrams and timeouts, then drain
+//! [`Duplex::poll_transmit`] and re-arm the timer at
+//! [`Duplex::poll_timeout`]; after any stream operation, drain again.
+
+mod outbound;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+
+use radial_core::r2cp::{R2cpConfig, R2cpReceiver};
+use radial_core::rcp::RcpConfig;
+use radial_core::wire::rcp::RcpHeader;
+use radial_core::{AppEvent, Endpoint, HostEvent, Instant, PathId};
+
+use crate::config::{r2cp_config, rcp_config};
+use crate::mux::{Mux, MuxConfig, MuxError, Side};
+use outbound::Outbound;
+
+/// The bit of a pipe's path number (the high 16 bits of its connection id)
+/// that marks the uplink: pipes the server's receiver runs.
+pub const UPLINK: u16 = 0x8000;
+
+/// Bytes read from the receiver into the mux at a time.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// A connection's parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DuplexConfig {
+    /// The connection's number: the low 16 bits of every pipe's id.
+    pub conn: u16,
+    /// This side's receiver (its `pipe.window` is the receive buffer).
+    pub inbound: R2cpConfig,
+    /// This side's senders, one per path.
+    pub outbound: RcpConfig,
+    /// The streams' limits.
+    pub mux: MuxConfig,
+    /// Most bytes of the outgoing sequence held at once: written by the
+    /// streams and not yet in order at the peer.
+    pub send_limit: usize,
+}
+
+impl DuplexConfig {
+    /// The runtime's parameters for connection `conn` (as `radial get`
+    /// uses for a download), each direction's buffer as large as the
+    /// receive buffer.
+    pub fn new(conn: u16) -> Self {
+        let inbound = r2cp_config(conn);
+        DuplexConfig {
+            conn,
+            inbound,
+            outbound: rcp_config(u32::from(conn)),
+            mux: MuxConfig::default(),
+            send_limit: usize::try_from(inbound.rwnd_bytes()).unwrap_or(usize::MAX),
+        }
+    }
+}
+
+/// Why a connection cannot go on, or a path cannot join it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DuplexError {
+    /// The peer broke the stream framing; the connection ends.
+    Mux(MuxError),
+    /// A path number at or above [`UPLINK`].
+    PathOutOfRange {
+        /// The path.
+        path: u16,
+    },
+}
+
+impl fmt::Display for DuplexError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DuplexError::Mux(e) => write!(f, "{e}"),
+            DuplexError::PathOutOfRange { path } => {
+                write!(f, "path {path}: path numbers end below {UPLINK}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DuplexError {}
+
+/// What a connection counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DuplexStats {
+    /// Bytes of the incoming sequence delivered in order.
+    pub received: u64,
+    /// Datagrams that named another connection or did not parse.
+    pub malformed: u64,
+}
+
+/// One side of a connection: an R²CP receiver in, RCP senders out, streams
+/// on top.
+#[derive(Debug)]
+pub struct Duplex {
+    side: Side,
+    config: DuplexConfig,
+    mux: Mux,
+    inbound: R2cpReceiver,
+    outbound: Outbound,
+    /// The paths, as the driver numbers them.
+    paths: Vec<PathId>,
+    /// Whether the next transmit tries the outbound senders first.
+    outbound_first: bool,
+    established: bool,
+    peer_closed: bool,
+    failed: Option<DuplexError>,
+    scratch: Vec<u8>,
+    stats: DuplexStats,
+}
+
+impl Duplex {
+    /// The `side` end of a connection with no path yet.
+    pub fn new(side: Side, config: DuplexConfig) -> Self {
+        Duplex {
+            side,
+            mux: Mux::new(side, config.mux),
+            inbound: R2cpReceiver::new(config.inbound),
+            outbound: Outbound::new(config.send_limit, config.inbound.pipe.mss),
+            config,
+            paths: Vec::new(),
+            outbound_first: false,
+            established: false,
+            peer_closed: false,
+            failed: None,
+            scratch: vec![0; READ_CHUNK],
+            stats: DuplexStats::default(),
+        }
+    }
+
+    /// The streams: open, accept, read and write them here.
+    pub fn streams(&mut self) -> &mut Mux {
+        &mut self.mux
+    }
+
+    /// The receiver of the incoming direction, for its figures.
+    pub fn inbound(&self) -> &R2cpReceiver {
+        &self.inbound
+    }
+
+    /// The id the receiver of this side gives `path`'s pipe.
+    fn inbound_id(&self, path: PathId) -> PathId {
+        match self.side {
+            Side::Host => path,
+            Side::Server => PathId(path.0 | UPLINK),
+        }
+    }
+
+    /// The id the peer's receiver gives `path`'s pipe, whose sender is
+    /// ours.
+    fn outbound_id(&self, path: PathId) -> PathId {
+        match self.side {
+            Side::Host => PathId(path.0 | UPLINK),
+            Side::Server => path,
+        }
+    }
+
+    /// `path` is usable: this side's receiver opens its pipe on it, and a
+    /// sender waits for the peer's.
+    pub fn add_path(&mut self, now: Instant, path: PathId) -> Result<(), DuplexError> {
+        if path.0 >= UPLINK {
+            return Err(DuplexError::PathOutOfRange { path: path.0 });
+        }
+        if self.paths.contains(&path) {
+            return Ok(());
+        }
+        self.paths.push(path);
+        let id = self.outbound_id(path);
+        let mut c = self.config.outbound;
+        c.conn_id = R2cpConfig::pipe_conn_id(u32::from(self.config.conn), id);
+        self.outbound.add(path, c);
+        let path = self.inbound_id(path);
+        self.inbound.handle_event(
+            now,
+            HostEvent::PathUp {
+                path,
+                controller: None,
+            },
+        );
+        self.drain_inbound();
+        Ok(())
+    }
+
+    /// `path` is gone: its pipes end, and what they held outstanding is
+    /// asked for again on the others.
+    pub fn remove_path(&mut self, now: Instant, path: PathId) {
+        let Some(i) = self.paths.iter().position(|&p| p == path) else {
+            return;
+        };
+        self.paths.remove(i);
+        self.outbound.remove(path);
+        let path = self.inbound_id(path);
+        self.inbound.handle_event(now, HostEvent::PathDown { path });
+        self.drain_inbound();
+    }
+
+    /// The paths, in the order they came.
+    pub fn paths(&self) -> &[PathId] {
+        &self.paths
+    }
+
+    /// A datagram arrived on `path`: to this side's receiver if it belongs
+    /// to the incoming direction's pipe, to the path's sender otherwise.
+    pub fn handle_datagram(&mut self, now: Instant, path: PathId, datagram: &[u8]) {
+        let Ok((h, _)) = RcpHeader::parse(datagram) else {
+            self.stats.malformed += 1;
+            return;
+        };
+        if h.conn_id & 0xffff != u32::from(self.config.conn) || !self.paths.contains(&path) {
+            self.stats.malformed += 1;
+            return;
+        }
+        let uplink = (h.conn_id >> 16) as u16 & UPLINK != 0;
+        if uplink == (self.side == Side::Server) {
+            let path = self.inbound_id(path);
+            self.inbound.handle_datagram(now, path, datagram);
+            self.drain_inbound();
+        } else {
+            self.outbound.on_header(now, path, &h);
+        }
+    }
+
+    /// Moves what the receiver holds in order into the streams.
+    fn drain_inbound(&mut self) {
+        while let Some(e) = self.inbound.poll_app_event() {
+            match e {
+                AppEvent::Established => self.established = true,
+                AppEvent::Closed => self.peer_closed = true,
+            }
+        }
+        if self.failed.is_some() {
+            return;
+        }
+        loop {
+            let n = self.inbound.read(&mut self.scratch);
+            if n == 0 {
+                break;
+            }
+            self.stats.received += n as u64;
+            if let Err(e) = self.mux.on_bytes(&self.scratch[..n]) {
+                self.failed = Some(DuplexError::Mux(e));
+                return;
+            }
+        }
+    }
+
+    /// Writes the next datagram into `buf` and returns its path, or `None`
+    /// when there is nothing to send now. The two directions' pipes take
+    /// turns.
+    pub fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<PathId> {
+        if self.failed.is_some() {
+            return None;
+        }
+        self.outbound.fill(&mut self.mux);
+        self.outbound_first = !self.outbound_first;
+        for first in [self.outbound_first, !self.outbound_first] {
+            let sent = if first {
+                self.outbound.poll(now, buf)
+            } else {
+                self.inbound
+                    .poll_transmit(now, buf)
+                    .map(|p| PathId(p.0 & !UPLINK))
+            };
+            if sent.is_some() {
+                return sent;
+            }
+        }
+        None
+    }
+
+    /// When [`Duplex::handle_timeout`] must next be called.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        [self.inbound.poll_timeout(), self.outbound.next_timeout()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// `now` reached [`Duplex::poll_timeout`].
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.inbound.poll_timeout().is_some_and(|t| t <= now) {
+            self.inbound.handle_timeout(now);
+            self.drain_inbound();
+        }
+        self.outbound.on_timeout(now);
+    }
+
+    /// Ends the outgoing sequence once the streams have sent what they
+    /// hold; the peer's receiver then closes its pipes.
+    pub fn close(&mut self) {
+        self.outbound.close();
+    }
+
+    /// The first pipe of the incoming direction is open.
+    pub fn is_established(&self) -> bool {
+        self.established
+    }
+
+    /// Both sequences ended and were received whole.
+    pub fn is_closed(&self) -> bool {
+        self.peer_closed && self.outbound.done()
+    }
+
+    /// Why the connection ended, if it failed.
+    pub fn error(&self) -> Option<DuplexError> {
+        self.failed
+    }
+
+    /// Bytes of the outgoing sequence held (written by the streams, not
+    /// yet in order at the peer).
+    pub fn held(&self) -> usize {
+        self.outbound.held()
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> DuplexStats {
+        self.stats
+    }
+}

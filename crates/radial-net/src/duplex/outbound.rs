@@ -1,0 +1,183 @@
+//! A connection's sending direction: the bytes the mux wrote, held until
+//! the peer's receiver has them in order, and one RCP sender per path
+//! serving them as the peer's R²CP receiver asks.
+
+use std::collections::VecDeque;
+
+use radial_core::rcp::{RcpConfig, RcpSender, SharedStream, Source};
+use radial_core::wire::rcp::RcpHeader;
+use radial_core::{Instant, PathId};
+
+use crate::mux::Mux;
+
+/// The sending direction of one connection.
+#[derive(Debug)]
+pub(super) struct Outbound {
+    stream: SharedStream,
+    /// The stream's bytes from `base` to its end.
+    bytes: VecDeque<u8>,
+    /// Stream offset of `bytes[0]`.
+    base: u64,
+    /// Most bytes held (written and not yet in order at the peer).
+    limit: usize,
+    /// The segment size the peer's receiver asks in.
+    mss: u64,
+    /// One sender per path, in the order the paths came.
+    senders: Vec<RcpSender<SharedStream>>,
+    /// Where the next [`Outbound::poll`] starts looking.
+    turn: usize,
+    /// No byte past what the mux has written will come.
+    closing: bool,
+    scratch: Vec<u8>,
+}
+
+impl Outbound {
+    pub(super) fn new(limit: usize, mss: u64) -> Self {
+        Outbound {
+            mss,
+            stream: SharedStream::new(),
+            bytes: VecDeque::new(),
+            base: 0,
+            limit,
+            senders: Vec::new(),
+            turn: 0,
+            closing: false,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// A sender for `path`, answering the peer's pipe with `config` (its
+    /// connection id among it).
+    pub(super) fn add(&mut self, path: PathId, config: RcpConfig) {
+        if self.index(path).is_none() {
+            let s = RcpSender::shared(config, path, self.stream.clone());
+            self.senders.push(s);
+        }
+    }
+
+    /// The sender of `path` is gone; what it held unanswered the peer's
+    /// receiver asks again of the others.
+    pub(super) fn remove(&mut self, path: PathId) {
+        if let Some(i) = self.index(path) {
+            self.senders.remove(i);
+        }
+    }
+
+    fn index(&self, path: PathId) -> Option<usize> {
+        self.senders.iter().position(|s| s.path() == path)
+    }
+
+    /// Takes what the mux has to send, up to the limit, and tells the
+    /// senders the stream grew. Closes the stream once asked to and the mux
+    /// has nothing more.
+    ///
+    /// The peer's receiver asks for whole segments of a stream that is not
+    /// closed (R²CP §4.3.1 numbers segments of one size), so a sequence
+    /// that runs dry mid-segment is padded to the segment's end: otherwise
+    /// the last bytes of a quiet stream would wait for the next write.
+    pub(super) fn fill(&mut self, mux: &mut Mux) {
+        self.purge();
+        let before = (self.stream.end(), self.stream.is_closed());
+        let mut dry = false;
+        while !self.stream.is_closed() {
+            let room = self.limit.saturating_sub(self.bytes.len());
+            self.scratch.clear();
+            if room == 0 {
+                break;
+            }
+            if mux.poll_transmit(room, &mut self.scratch) == 0 {
+                dry = true;
+                break;
+            }
+            self.bytes.extend(&self.scratch);
+        }
+        let end = self.base + self.bytes.len() as u64;
+        let cut = end % self.mss;
+        if dry && cut != 0 && !self.stream.is_closed() {
+            let pad = usize::try_from(self.mss - cut).expect("below a segment");
+            self.bytes.extend(std::iter::repeat_n(0, pad));
+        }
+        self.stream.extend_to(self.base + self.bytes.len() as u64);
+        if self.closing && !mux.wants_transmit() {
+            self.stream.close();
+        }
+        if (self.stream.end(), self.stream.is_closed()) != before {
+            for s in &mut self.senders {
+                s.stream_grew();
+            }
+        }
+    }
+
+    /// Drops what the peer holds in order (SEG.DEQ on any pipe).
+    fn purge(&mut self) {
+        let base = Source::base(&self.stream);
+        let n = usize::try_from(base - self.base).unwrap_or(usize::MAX);
+        self.bytes.drain(..n.min(self.bytes.len()));
+        self.base = base;
+    }
+
+    /// No more streams' bytes: the connection's sequence ends after what
+    /// the mux still has.
+    pub(super) fn close(&mut self) {
+        self.closing = true;
+    }
+
+    /// The peer's receiver holds every byte of a closed sequence.
+    pub(super) fn done(&self) -> bool {
+        self.stream.is_closed() && Source::base(&self.stream) == self.stream.end()
+    }
+
+    /// Bytes written and not yet in order at the peer.
+    pub(super) fn held(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// A datagram from the peer's receiver arrived on `path`.
+    pub(super) fn on_header(&mut self, now: Instant, path: PathId, h: &RcpHeader) {
+        if let Some(i) = self.index(path) {
+            self.senders[i].on_header(now, h);
+        }
+    }
+
+    /// The next datagram, its payload appended, taking the paths in turn.
+    pub(super) fn poll(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<PathId> {
+        self.purge();
+        let n = self.senders.len();
+        for k in 0..n {
+            let i = (self.turn + k) % n;
+            let Some(seg) = self.senders[i].poll_segment(now, buf) else {
+                continue;
+            };
+            self.turn = (i + 1) % n;
+            if seg.len == 0 {
+                return Some(seg.path);
+            }
+            let from = usize::try_from(seg.offset - self.base).expect("held");
+            let (a, b) = self.bytes.as_slices();
+            let to = from + seg.len;
+            if from < a.len() {
+                buf.extend_from_slice(&a[from..to.min(a.len())]);
+            }
+            if to > a.len() {
+                buf.extend_from_slice(&b[from.saturating_sub(a.len())..to - a.len()]);
+            }
+            return Some(seg.path);
+        }
+        None
+    }
+
+    pub(super) fn next_timeout(&self) -> Option<Instant> {
+        self.senders
+            .iter()
+            .filter_map(RcpSender::next_timeout)
+            .min()
+    }
+
+    pub(super) fn on_timeout(&mut self, now: Instant) {
+        for s in &mut self.senders {
+            if s.next_timeout().is_some_and(|t| t <= now) {
+                s.on_timeout(now);
+            }
+        }
+    }
+}
