@@ -22,6 +22,7 @@ pub mod server;
 pub mod session;
 #[cfg(target_os = "linux")]
 pub mod shell;
+pub mod stream;
 pub mod tunnel;
 pub mod watch;
 

@@ -65,6 +65,8 @@ pub enum ErrorCode {
     /// The file changed on the server (it was rewritten or cut short) while
     /// it was served: what was sent cannot make the offered file.
     Changed = 6,
+    /// The server does not accept stream connections.
+    NoStreams = 7,
 }
 
 impl ErrorCode {
@@ -76,6 +78,7 @@ impl ErrorCode {
             4 => Some(ErrorCode::Preparing),
             5 => Some(ErrorCode::Full),
             6 => Some(ErrorCode::Changed),
+            7 => Some(ErrorCode::NoStreams),
             _ => None,
         }
     }
@@ -101,6 +104,19 @@ pub enum Message {
         size: u64,
         /// SHA-256 of the file's contents.
         sha256: [u8; 32],
+    },
+    /// Client → server: open a stream connection on `conn` (streams both
+    /// ways over the connection's paths, each direction pulled by its
+    /// receiver); padded like a GET.
+    Open {
+        /// Connection number.
+        conn: u16,
+    },
+    /// Server → client: the stream connection is open; join paths as for
+    /// a file.
+    Opened {
+        /// Connection number, as asked.
+        conn: u16,
     },
     /// Client → server, on the path it is about: pipe `path` of `conn`
     /// may open from this address.
@@ -158,6 +174,8 @@ const JOIN: u8 = 4;
 const JOINED: u8 = 5;
 const VALIDATE: u8 = 6;
 const ECHO: u8 = 7;
+const OPEN: u8 = 8;
+const OPENED: u8 = 9;
 
 fn array<const N: usize>(b: &mut &[u8], field: &'static str) -> Result<[u8; N], WireError> {
     Ok(take(b, N, field)?.try_into().expect("N bytes"))
@@ -202,7 +220,9 @@ impl Message {
             | Message::Join { conn, .. }
             | Message::Joined { conn, .. }
             | Message::Validate { conn, .. }
-            | Message::Echo { conn, .. } => *conn,
+            | Message::Echo { conn, .. }
+            | Message::Open { conn }
+            | Message::Opened { conn } => *conn,
         }
     }
 
@@ -227,6 +247,14 @@ impl Message {
                 b = &[];
                 Message::Get { conn, path }
             }
+            OPEN => {
+                if b.iter().any(|&x| x != 0) {
+                    return Err(WireError::Invalid { field: "padding" });
+                }
+                b = &[];
+                Message::Open { conn }
+            }
+            OPENED => Message::Opened { conn },
             OFFER => {
                 let size = u64::from_be_bytes(array(&mut b, "size")?);
                 Message::Offer {
@@ -291,6 +319,8 @@ impl Message {
             Message::Joined { .. } => JOINED,
             Message::Validate { .. } => VALIDATE,
             Message::Echo { .. } => ECHO,
+            Message::Open { .. } => OPEN,
+            Message::Opened { .. } => OPENED,
         };
         buf.push(kind);
         buf.extend_from_slice(&self.conn().to_be_bytes());
@@ -338,6 +368,8 @@ impl Message {
                 buf.push(*code as u8);
                 put_text(buf, message, MAX_MESSAGE);
             }
+            Message::Open { .. } => buf.resize(start + MIN_GET, 0),
+            Message::Opened { .. } => {}
         }
     }
 }
@@ -385,6 +417,16 @@ mod tests {
             code: ErrorCode::NotFound,
             message: "no such file".into(),
         });
+        round_trip(Message::Open { conn: 9 });
+        round_trip(Message::Opened { conn: 9 });
+        round_trip(Message::Error {
+            conn: 9,
+            code: ErrorCode::NoStreams,
+            message: "no streams here".into(),
+        });
+        let mut open = Vec::new();
+        Message::Open { conn: 9 }.emit(&mut open);
+        assert_eq!(open.len(), MIN_GET, "an OPEN is padded");
     }
 
     #[test]
@@ -419,7 +461,7 @@ mod tests {
             Err(WireError::Invalid { field: "length" })
         );
         let mut kind = b.clone();
-        kind[1] = 9;
+        kind[1] = 10;
         assert_eq!(
             Message::parse(&kind),
             Err(WireError::Invalid { field: "kind" })

@@ -3,8 +3,9 @@
 //! file), or a [`SharedStream`] several pipes' senders serve at once while
 //! the application writes it.
 
-use std::cell::Cell;
-use std::rc::Rc;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::Arc;
 
 use crate::stream::SendBuffer;
 
@@ -64,14 +65,19 @@ impl Source for StoredStream {
 /// pipe's receiver has in order (SEG.DEQ, the connection's in-order point)
 /// is purged for every pipe ([`Source::base`]): the driver may drop those
 /// bytes.
+///
+/// The state is atomic so that a connection holding it may move between
+/// threads (a driver's and its application's, under the driver's lock);
+/// relaxed ordering suffices, as every pipe of one stream is driven by one
+/// thread at a time.
 #[derive(Clone, Debug, Default)]
-pub struct SharedStream(Rc<Cell<Shared>>);
+pub struct SharedStream(Arc<Shared>);
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Debug, Default)]
 struct Shared {
-    base: u64,
-    end: u64,
-    closed: bool,
+    base: AtomicU64,
+    end: AtomicU64,
+    closed: AtomicBool,
 }
 
 impl SharedStream {
@@ -80,46 +86,39 @@ impl SharedStream {
         SharedStream::default()
     }
 
-    fn update(&self, f: impl FnOnce(&mut Shared)) {
-        let mut s = self.0.get();
-        f(&mut s);
-        self.0.set(s);
-    }
-
     /// The application has written the stream up to `end` (a smaller
     /// value than before changes nothing, as does anything after
     /// [`SharedStream::close`]). The senders serve the pulls that waited
     /// for those bytes once told ([`RcpSender::stream_grew`](crate::rcp::RcpSender::stream_grew)).
     pub fn extend_to(&self, end: u64) {
-        self.update(|s| {
-            if !s.closed {
-                s.end = s.end.max(end);
-            }
-        });
+        if !self.0.closed.load(Relaxed) {
+            self.0.end.fetch_max(end, Relaxed);
+        }
     }
 
     /// No byte past [`SharedStream::end`] will come.
     pub fn close(&self) {
-        self.update(|s| s.closed = true);
+        self.0.closed.store(true, Relaxed);
     }
 
     /// Offset one past the last byte written.
     pub fn end(&self) -> u64 {
-        self.0.get().end
+        self.0.end.load(Relaxed)
     }
 }
 
 impl Source for SharedStream {
     fn base(&self) -> u64 {
-        self.0.get().base
+        self.0.base.load(Relaxed)
     }
     fn end(&self) -> u64 {
         SharedStream::end(self)
     }
     fn is_closed(&self) -> bool {
-        self.0.get().closed
+        self.0.closed.load(Relaxed)
     }
     fn ack_to(&mut self, offset: u64) {
-        self.update(|s| s.base = s.base.max(offset.min(s.end)));
+        let to = offset.min(self.end());
+        self.0.base.fetch_max(to, Relaxed);
     }
 }

@@ -159,21 +159,83 @@ pub fn ask(
     r
 }
 
-fn ask_on(
+/// What a server answered an OPEN with: the connection's keys.
+pub struct Opened {
+    /// The connection's keys.
+    pub keys: Arc<Keys>,
+    /// The server's key, when it was recorded as trusted just now.
+    pub first_contact: Option<[u8; 32]>,
+}
+
+/// Connects to `to` from a socket of its own on `via` and opens a stream
+/// connection numbered `conn`.
+pub fn open(
+    via: SocketAddr,
+    to: SocketAddr,
+    poll: &mut Poll,
+    conn: u16,
+    trust: &Trust,
+    insecure: bool,
+) -> Result<Opened, GetError> {
+    let mut s = bind(via, poll, ASK_TOKEN)?;
+    let r = open_on(&s, to, poll, conn, trust, insecure);
+    let _ = poll.registry().deregister(&mut s);
+    r
+}
+
+fn open_on(
     sock: &UdpSocket,
     to: SocketAddr,
     poll: &mut Poll,
-    (conn, path): (u16, &str),
+    conn: u16,
     trust: &Trust,
     insecure: bool,
-) -> Result<Offered, GetError> {
+) -> Result<Opened, GetError> {
     let started = std::time::Instant::now();
-    let no_answer = |sock: &UdpSocket| GetError::NoAnswer {
+    let (keys, first_contact) = shake(sock, to, poll, trust, insecure, started)?;
+    let answer = request(
+        sock,
+        to,
+        poll,
+        &keys,
+        &Message::Open { conn },
+        |m| match m {
+            Message::Opened { conn: c } if c == conn => Ok(Ok(())),
+            Message::Error {
+                conn: c, message, ..
+            } if c == conn => Ok(Err(GetError::Refused(message))),
+            _ => Err(false),
+        },
+    )?;
+    match answer {
+        Some(Ok(())) => Ok(Opened {
+            keys,
+            first_contact,
+        }),
+        Some(Err(e)) => Err(e),
+        None => Err(no_answer(sock, to, started)),
+    }
+}
+
+fn no_answer(sock: &UdpSocket, to: SocketAddr, started: std::time::Instant) -> GetError {
+    GetError::NoAnswer {
         server: to,
         via: sock.local_addr().unwrap_or(to),
         tries: TRIES,
         seconds: started.elapsed().as_secs_f64(),
-    };
+    }
+}
+
+/// Runs the handshake with `to` and checks its key against `trust`: the
+/// connection's keys, and the key when it was recorded just now.
+fn shake(
+    sock: &UdpSocket,
+    to: SocketAddr,
+    poll: &mut Poll,
+    trust: &Trust,
+    insecure: bool,
+    started: std::time::Instant,
+) -> Result<(Arc<Keys>, Option<[u8; 32]>), GetError> {
     let (hs, hello) = ClientHandshake::start(insecure);
     let mut hs = Some(hs);
     // A server under load answers with a RETRY: the HELLO goes again, at
@@ -197,29 +259,36 @@ fn ask_on(
             None => Err(false),
         },
     )?
-    .ok_or_else(|| no_answer(sock))?;
+    .ok_or_else(|| no_answer(sock, to, started))?;
     let first_contact = check_key(trust, to, established.server_key)?;
     if insecure && !established.keys.insecure() {
         return Err(GetError::Refused(
             "the server does not allow unencrypted connections".into(),
         ));
     }
-    let keys = Arc::new(established.keys);
-    let mut get = Vec::new();
-    Message::Get {
-        conn,
-        path: path.to_string(),
-    }
-    .emit(&mut get);
+    Ok((Arc::new(established.keys), first_contact))
+}
+
+/// Sends session message `m` on the control path until `answer` accepts
+/// a session message that came back (see [`exchange`]).
+fn request<T>(
+    sock: &UdpSocket,
+    to: SocketAddr,
+    poll: &mut Poll,
+    keys: &Keys,
+    m: &Message,
+    mut answer: impl FnMut(Message) -> Result<T, bool>,
+) -> Result<Option<T>, GetError> {
+    let mut msg = Vec::new();
+    m.emit(&mut msg);
     let mut pn = 0u64;
-    let mut full = None;
-    let answer = exchange(
+    exchange(
         sock,
         poll,
         to,
         || {
             let mut d = vec![0u8; HEADER_LEN];
-            d.extend_from_slice(&get);
+            d.extend_from_slice(&msg);
             keys.seal(CONTROL, pn, &mut d);
             pn += 1;
             d
@@ -231,32 +300,50 @@ fn ask_on(
             if !is_session(plain) {
                 return Err(false);
             }
-            match Message::parse(plain) {
-                Ok(Message::Offer {
-                    conn: c,
-                    size,
-                    sha256,
-                }) if c == conn => Ok(Ok((size, sha256))),
-                Ok(Message::Error {
-                    conn: c,
-                    code: ErrorCode::Preparing,
-                    ..
-                }) if c == conn => Err(true),
-                Ok(Message::Error {
-                    conn: c,
-                    code: ErrorCode::Full,
-                    message,
-                }) if c == conn => {
-                    full = Some(message);
-                    Err(false)
-                }
-                Ok(Message::Error {
-                    conn: c, message, ..
-                }) if c == conn => Ok(Err(GetError::Refused(message))),
-                _ => Err(false),
-            }
+            Message::parse(plain).map_or(Err(false), &mut answer)
         },
-    )?;
+    )
+}
+
+fn ask_on(
+    sock: &UdpSocket,
+    to: SocketAddr,
+    poll: &mut Poll,
+    (conn, path): (u16, &str),
+    trust: &Trust,
+    insecure: bool,
+) -> Result<Offered, GetError> {
+    let started = std::time::Instant::now();
+    let (keys, first_contact) = shake(sock, to, poll, trust, insecure, started)?;
+    let get = Message::Get {
+        conn,
+        path: path.to_string(),
+    };
+    let mut full = None;
+    let answer = request(sock, to, poll, &keys, &get, |m| match m {
+        Message::Offer {
+            conn: c,
+            size,
+            sha256,
+        } if c == conn => Ok(Ok((size, sha256))),
+        Message::Error {
+            conn: c,
+            code: ErrorCode::Preparing,
+            ..
+        } if c == conn => Err(true),
+        Message::Error {
+            conn: c,
+            code: ErrorCode::Full,
+            message,
+        } if c == conn => {
+            full = Some(message);
+            Err(false)
+        }
+        Message::Error {
+            conn: c, message, ..
+        } if c == conn => Ok(Err(GetError::Refused(message))),
+        _ => Err(false),
+    })?;
     match answer {
         Some(Ok((size, sha256))) => Ok(Offered {
             size,
@@ -265,7 +352,7 @@ fn ask_on(
             first_contact,
         }),
         Some(Err(e)) => Err(e),
-        None => Err(full.map_or_else(|| no_answer(sock), GetError::Full)),
+        None => Err(full.map_or_else(|| no_answer(sock, to, started), GetError::Full)),
     }
 }
 

@@ -4,7 +4,7 @@
 //! ([`Control`]), which drives handoffs. Every datagram is sealed under the
 //! keys of a handshake that authenticated the server ([`Trust`]).
 
-mod ask;
+pub(crate) mod ask;
 mod part;
 pub mod paths;
 mod transfer;
@@ -317,7 +317,7 @@ impl From<io::Error> for GetError {
 }
 
 /// A fresh random connection number (never 0).
-fn random_conn() -> u16 {
+pub(crate) fn random_conn() -> u16 {
     let mut b = [0u8; 2];
     let _ = getrandom::fill(&mut b);
     u16::from_be_bytes(b).max(1)

@@ -248,9 +248,23 @@ pub fn on_joined(
     rx: &mut R2cpReceiver,
     clock: &Clock,
 ) {
+    if validate(paths, i, conn, challenge) {
+        rx.handle_event(
+            clock.now(),
+            HostEvent::PathUp {
+                path: PathId(PathSock::id(i)),
+                controller: None,
+            },
+        );
+    }
+}
+
+/// The server accepted path `i`'s join: echo its challenge. True the
+/// first time, when the caller opens the path's pipes.
+pub fn validate(paths: &mut [PathSock], i: usize, conn: u16, challenge: [u8; 8]) -> bool {
     let p = &mut paths[i];
     if p.joined {
-        return;
+        return false;
     }
     p.send_message(
         i,
@@ -262,13 +276,7 @@ pub fn on_joined(
     );
     p.joined = true;
     p.heard = std::time::Instant::now();
-    rx.handle_event(
-        clock.now(),
-        HostEvent::PathUp {
-            path: PathId(PathSock::id(i)),
-            controller: None,
-        },
-    );
+    true
 }
 
 /// Closes path `i`'s socket and tells the receiver its interface is gone.
@@ -279,14 +287,25 @@ pub fn drop_path(
     rx: &mut R2cpReceiver,
     clock: &Clock,
 ) {
-    if let Some(mut s) = paths[i].sock.take() {
-        let _ = poll.registry().deregister(&mut s.sock);
+    if close_path(paths, i, poll) {
         rx.handle_event(
             clock.now(),
             HostEvent::PathDown {
                 path: PathId(PathSock::id(i)),
             },
         );
+    }
+}
+
+/// Closes path `i`'s socket; true if it was open, when the caller ends the
+/// path's pipes.
+pub fn close_path(paths: &mut [PathSock], i: usize, poll: &Poll) -> bool {
+    match paths[i].sock.take() {
+        Some(mut s) => {
+            let _ = poll.registry().deregister(&mut s.sock);
+            true
+        }
+        None => false,
     }
 }
 

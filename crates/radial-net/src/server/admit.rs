@@ -107,6 +107,7 @@ impl Server {
                 proven,
                 reply: Some(reply),
                 session: None,
+                streams: None,
                 paths: HashMap::new(),
                 last_active: now,
             },

@@ -71,6 +71,8 @@ pub struct Conn {
     pub reply: Option<Vec<u8>>,
     /// The transfer, once asked for.
     pub session: Option<Session>,
+    /// The stream connection, once asked for (instead of a transfer).
+    pub streams: Option<super::streams::StreamConn>,
     /// Paths by number.
     pub paths: HashMap<u16, Path>,
     /// When anything authentic last arrived.

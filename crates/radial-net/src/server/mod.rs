@@ -22,6 +22,7 @@ mod files;
 mod hashing;
 mod pipes;
 mod requests;
+mod streams;
 mod tables;
 
 use std::collections::HashMap;
@@ -55,6 +56,8 @@ const PIPE_IDLE: Duration = Duration::from_secs(60);
 /// How long a connection may go without a live pipe, and a path without
 /// one, before they are forgotten.
 const SESSION_IDLE: Duration = Duration::from_secs(30);
+/// The outcome logged for a connection forgotten for silence.
+const IDLE: &str = "idle";
 /// How often idle state is swept and the counters' snapshot taken.
 const SWEEP: Duration = Duration::from_millis(250);
 /// Longest a poll waits: a sweep interval, so idle state is noticed and the
@@ -63,7 +66,8 @@ const MAX_WAIT: std::time::Duration = std::time::Duration::from_millis(250);
 /// Past this share (1/16) of the half-open cap, HELLOs must bring a retry
 /// token.
 const RETRY_AT: usize = 16;
-/// The poll token of the hashing worker's waker.
+/// The poll token of the loop's waker: the hashing worker's, and stream
+/// connections' applications' (a poll has one waker).
 const WAKER: Token = Token(usize::MAX);
 
 /// What the server counts: totals since it started, and what it holds now.
@@ -140,6 +144,9 @@ pub struct ServerOptions {
     pub identity: Option<Identity>,
     /// Let clients that ask for it run without encryption (`--insecure`).
     pub allow_insecure: bool,
+    /// Take stream connections ([`crate::stream`]): each one a client
+    /// opens is sent here. `None`: refuse them.
+    pub streams: Option<std::sync::mpsc::Sender<crate::stream::Connection>>,
 }
 
 /// The file server.
@@ -182,6 +189,8 @@ pub struct Server {
     stats: ServerStats,
     shared: Arc<Mutex<ServerStats>>,
     nonces: Nonces,
+    /// Wakes the loop when an application used a stream connection.
+    stream_waker: Arc<Waker>,
     last_sweep: Instant,
     dgram: Vec<u8>,
     hdr: Vec<u8>,
@@ -211,6 +220,7 @@ impl Server {
             sockets.push(s);
         }
         let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
+        let stream_waker = waker.clone();
         let hashes = Hashes::start(move || {
             let _ = waker.wake();
         })?;
@@ -242,6 +252,7 @@ impl Server {
             stats: ServerStats::default(),
             shared: Arc::new(Mutex::new(ServerStats::default())),
             nonces: Nonces::default(),
+            stream_waker,
             last_sweep: Instant::ZERO,
             dgram: Vec::with_capacity(2048),
             hdr: Vec::with_capacity(128),
@@ -307,6 +318,8 @@ impl Server {
             }
             for ev in &events {
                 if ev.token() == WAKER {
+                    // Files hashed; what stream applications changed is
+                    // sent below.
                     self.on_hashed();
                 } else {
                     self.drain_socket(ev.token().0);
@@ -337,6 +350,7 @@ impl Server {
     fn after_input(&mut self) {
         self.on_timers();
         self.service_all();
+        self.service_streams();
         let now = self.clock.now();
         if now - self.last_sweep >= SWEEP {
             self.last_sweep = now;
@@ -361,6 +375,14 @@ impl Server {
                 Wait::Socket => wait = wait.min(std::time::Duration::from_millis(1)),
                 Wait::Until(t) => wait = wait.min(t.saturating_duration_since(wall)),
                 Wait::No | Wait::Peer => {}
+            }
+        }
+        if let Some(t) = self.streams_deadline() {
+            wait = wait.min(self.clock.until(t));
+        }
+        for s in self.conns.values().filter_map(|c| c.streams.as_ref()) {
+            if let Wait::Until(t) = s.wait() {
+                wait = wait.min(t.saturating_duration_since(wall));
             }
         }
         wait
@@ -612,6 +634,19 @@ impl Server {
         let Some(c) = self.conns.remove(&cid) else {
             return;
         };
+        if let Some(s) = &c.streams {
+            let why = if outcome == IDLE {
+                crate::stream::ConnectionError::TimedOut(SESSION_IDLE.as_millis() / 1000)
+            } else {
+                crate::stream::ConnectionError::Closed
+            };
+            s.end(why);
+            let secs = (self.clock.now() - s.started).as_secs_f64();
+            self.log(format_args!(
+                "streams client={} conn={} seconds={:.3} outcome={}",
+                c.hello.0, s.conn, secs, outcome
+            ));
+        }
         self.hellos.remove(&c.hello);
         self.conns_by.remove(Prefix::of(c.hello.0.ip()));
         if c.half_open() {
@@ -654,7 +689,7 @@ impl Server {
             self.forget_path(k);
         }
         for c in idle_conns {
-            self.forget_conn(c, "idle");
+            self.forget_conn(c, IDLE);
         }
         let conns = &self.conns;
         self.conns_by.trim(|c| conns.contains_key(c));

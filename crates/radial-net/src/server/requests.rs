@@ -45,7 +45,11 @@ impl Server {
         if !self.path_for(s, peer, cid, (id, pn), len, now) {
             return;
         }
+        let streams = self.conns.get(&cid).is_some_and(|c| c.streams.is_some());
         let m = match inner {
+            Inner::Rcp(_) | Inner::Bundle(_) if streams => {
+                return self.on_stream_datagrams(cid, id, plain, now);
+            }
             Inner::Rcp(h) => return self.on_rcp(cid, id, &h, now),
             Inner::Bundle(hs) => {
                 for h in &hs {
@@ -57,7 +61,19 @@ impl Server {
         };
         match m {
             Message::Get { conn, path } if plain.len() >= MIN_GET => {
-                let reply = self.answer_get(cid, conn, &path, now);
+                let reply = if streams {
+                    Message::Error {
+                        conn,
+                        code: ErrorCode::Busy,
+                        message: "this connection carries streams".into(),
+                    }
+                } else {
+                    self.answer_get(cid, conn, &path, now)
+                };
+                self.send_message(cid, id, &reply);
+            }
+            Message::Open { conn } if plain.len() >= MIN_GET => {
+                let reply = self.answer_open(cid, conn, now);
                 self.send_message(cid, id, &reply);
             }
             Message::Join { path, conn } if path == id => {
@@ -83,6 +99,14 @@ impl Server {
                     if let Some(pipe) = p.pipe.as_mut() {
                         pipe.wait = Wait::No;
                     }
+                    if streams {
+                        self.stream_path_validated(cid, id, now);
+                    }
+                }
+            }
+            Message::Echo { path, nonces, .. } if path == id && streams => {
+                if !self.stream_echo(cid, id, &nonces) {
+                    self.stats.dropped += 1;
                 }
             }
             Message::Echo { path, nonces, .. } if path == id => {

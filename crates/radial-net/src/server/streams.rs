@@ -1,0 +1,252 @@
+//! Stream connections on the server: a client that OPENs one gets a
+//! [`Duplex`] instead of a file, and the application gets its
+//! [`Connection`]. The connection's datagrams go out under the same limits
+//! as a file's pipes: three times what a path received until its address
+//! is validated, and the receipt guard's unproven bytes on every path.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use radial_core::{Instant, PathId};
+
+use super::pipes::Wait;
+use super::pipes::AMPLIFICATION;
+use super::Server;
+use crate::crypto::HEADER_LEN;
+use crate::duplex::{Duplex, DuplexConfig};
+use crate::guard::{ReceiptGuard, ENVELOPE_LEN};
+use crate::mux::Side;
+use crate::session::{ErrorCode, Message};
+use crate::stream::{Connection, ConnectionError, Shared};
+
+/// Datagrams a path holds back while its limits hold; more are dropped
+/// (the connection's receivers ask again).
+const HELD: usize = 256;
+
+/// A stream connection a client opened.
+pub struct StreamConn {
+    /// The client's connection number.
+    pub conn: u16,
+    /// The connection, shared with the application.
+    pub shared: Arc<Shared>,
+    /// When it opened.
+    pub started: Instant,
+    /// Each path's receipt guard and the datagrams its limits held back.
+    outs: HashMap<u16, PathOut>,
+}
+
+#[derive(Default)]
+struct PathOut {
+    guard: ReceiptGuard,
+    /// Datagrams (room for the seal's header and the envelope, then the
+    /// inner datagram) not sent yet.
+    held: VecDeque<Vec<u8>>,
+}
+
+impl StreamConn {
+    /// Why the server holds nothing back for the connection now, or when
+    /// it is worth trying again.
+    pub fn wait(&self) -> Wait {
+        let mut wait = Wait::No;
+        for o in self.outs.values().filter(|o| !o.held.is_empty()) {
+            wait = match o.guard.next_expiry() {
+                Some(t) => Wait::Until(t),
+                None => Wait::Peer,
+            };
+        }
+        wait
+    }
+
+    /// Ends the connection for the application with `why`.
+    pub fn end(&self, why: ConnectionError) {
+        let mut g = self.shared.lock();
+        if g.ended.is_none() {
+            g.ended = Some(why);
+        }
+        drop(g);
+        self.shared.notify();
+    }
+}
+
+impl Server {
+    /// An OPEN: a stream connection, if the server takes them and the
+    /// connection asked for nothing else.
+    pub(super) fn answer_open(&mut self, cid: u64, conn: u16, now: Instant) -> Message {
+        let error = |code, message: &str| Message::Error {
+            conn,
+            code,
+            message: message.into(),
+        };
+        let Some(c) = self.conns.get(&cid) else {
+            return error(ErrorCode::Busy, "no such connection");
+        };
+        if let Some(s) = &c.streams {
+            return if s.conn == conn {
+                Message::Opened { conn }
+            } else {
+                error(ErrorCode::Busy, "one stream connection per handshake")
+            };
+        }
+        if c.session.is_some() {
+            return error(ErrorCode::Busy, "this connection serves a file");
+        }
+        let Some(accept) = self.opts.streams.as_ref() else {
+            return error(
+                ErrorCode::NoStreams,
+                "this server takes no stream connections",
+            );
+        };
+        let waker = self.stream_waker.clone();
+        let duplex = Duplex::new(Side::Server, DuplexConfig::new(conn));
+        let shared = Shared::new(duplex, move || {
+            let _ = waker.wake();
+        });
+        if accept.send(Connection::new(shared.clone(), None)).is_err() {
+            return error(
+                ErrorCode::NoStreams,
+                "this server takes no more stream connections",
+            );
+        }
+        self.stats.sessions += 1;
+        let c = self.conns.get_mut(&cid).expect("looked up above");
+        c.streams = Some(StreamConn {
+            conn,
+            shared,
+            started: now,
+            outs: HashMap::new(),
+        });
+        Message::Opened { conn }
+    }
+
+    /// Path `id` of stream connection `cid` proved its address: both
+    /// directions open pipes on it.
+    pub(super) fn stream_path_validated(&mut self, cid: u64, id: u16, now: Instant) {
+        let Some(s) = self.conns.get_mut(&cid).and_then(|c| c.streams.as_mut()) else {
+            return;
+        };
+        s.outs.entry(id).or_default();
+        if s.shared.lock().duplex.add_path(now, PathId(id)).is_err() {
+            self.stats.rejected += 1;
+        }
+    }
+
+    /// An echo of path `id` of stream connection `cid`: its nonces prove
+    /// receipt.
+    pub(super) fn stream_echo(&mut self, cid: u64, id: u16, nonces: &[u32]) -> bool {
+        let Some(s) = self.conns.get_mut(&cid).and_then(|c| c.streams.as_mut()) else {
+            return false;
+        };
+        let Some(o) = s.outs.get_mut(&id) else {
+            return false;
+        };
+        let wall = std::time::Instant::now();
+        for &n in nonces {
+            o.guard.echoed(n, wall);
+        }
+        true
+    }
+
+    /// RCP datagrams (`inner`: one, or a bundle) on path `id` of stream
+    /// connection `cid`.
+    pub(super) fn on_stream_datagrams(&mut self, cid: u64, id: u16, inner: &[u8], now: Instant) {
+        let Some(s) = self.conns.get(&cid).and_then(|c| c.streams.as_ref()) else {
+            return;
+        };
+        let mut g = s.shared.lock();
+        if crate::bundle::is_bundle(inner) {
+            for d in crate::bundle::split(inner).unwrap_or_default() {
+                g.duplex.handle_datagram(now, PathId(id), d);
+            }
+        } else {
+            g.duplex.handle_datagram(now, PathId(id), inner);
+        }
+    }
+
+    /// Fires the stream connections' timers, sends what they have, and
+    /// forgets the ones that ended.
+    pub(super) fn service_streams(&mut self) {
+        let now = self.clock.now();
+        let wall = std::time::Instant::now();
+        let mut ended = Vec::new();
+        let mut d = Vec::with_capacity(2048);
+        for (cid, c) in &mut self.conns {
+            let Some(s) = c.streams.as_mut() else {
+                continue;
+            };
+            let mut g = s.shared.lock();
+            if g.duplex.poll_timeout().is_some_and(|t| t <= now) {
+                g.duplex.handle_timeout(now);
+            }
+            loop {
+                d.clear();
+                d.resize(HEADER_LEN + ENVELOPE_LEN, 0);
+                let mut inner = Vec::new();
+                let Some(p) = g.duplex.poll_transmit(now, &mut inner) else {
+                    break;
+                };
+                d.extend_from_slice(&inner);
+                if let Some(o) = s.outs.get_mut(&p.0) {
+                    if o.held.len() < HELD {
+                        o.held.push_back(d.clone());
+                    }
+                }
+            }
+            let closed = g.duplex.is_closed();
+            let error = g.duplex.error();
+            drop(g);
+            for (id, o) in &mut s.outs {
+                let Some(path) = c.paths.get_mut(id) else {
+                    o.held.clear();
+                    continue;
+                };
+                while let Some(mut d) = o.held.pop_front() {
+                    let len = d.len() + c.keys.tag_len();
+                    let auth = &mut path.auth;
+                    if !auth.validated && auth.tx + len as u64 > AMPLIFICATION * auth.rx {
+                        self.stats.amplification_waits += 1;
+                        o.held.push_front(d);
+                        break;
+                    }
+                    if !o.guard.allows(len, wall) {
+                        self.stats.receipt_waits += 1;
+                        o.held.push_front(d);
+                        break;
+                    }
+                    let payload = d.len() - HEADER_LEN - ENVELOPE_LEN;
+                    let nonce = self.nonces.draw();
+                    crate::guard::stamp(nonce, &mut d[HEADER_LEN..]);
+                    c.keys.seal(*id, path.pn, &mut d);
+                    path.pn += 1;
+                    o.guard.sent(nonce, len, wall);
+                    auth.tx += len as u64;
+                    self.stats.bytes_sent += payload as u64;
+                    // A full socket buffer loses the datagram, as a network
+                    // would; the receivers ask again.
+                    let _ = self.sockets[path.socket].send_to(&d, path.peer);
+                }
+            }
+            s.shared.notify();
+            if let Some(e) = error {
+                ended.push((*cid, ConnectionError::Protocol(e)));
+            } else if closed {
+                ended.push((*cid, ConnectionError::Closed));
+            }
+        }
+        for (cid, why) in ended {
+            if let Some(s) = self.conns.get(&cid).and_then(|c| c.streams.as_ref()) {
+                s.end(why);
+            }
+            self.forget_conn(cid, "streams ended");
+        }
+    }
+
+    /// When the stream connections next need the loop: their earliest
+    /// timer.
+    pub(super) fn streams_deadline(&self) -> Option<Instant> {
+        self.conns
+            .values()
+            .filter_map(|c| c.streams.as_ref())
+            .filter_map(|s| s.shared.lock().duplex.poll_timeout())
+            .min()
+    }
+}

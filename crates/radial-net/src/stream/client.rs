@@ -1,0 +1,230 @@
+//! The host's side of a stream connection: the handshake and OPEN on the
+//! first path, a socket per path joined as a download's are, and a
+//! driver thread that runs the [`Duplex`] over them.
+
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mio::{Events, Poll, Token, Waker};
+use radial_core::PathId;
+
+use super::{Connection, ConnectionError, Shared};
+use crate::client::ask;
+use crate::client::paths::{close_path, open_path, validate, Incoming, PathSock, ECHO_DELAY};
+use crate::client::{random_conn, GetError, PathConfig, Trust};
+use crate::clock::Clock;
+use crate::duplex::{Duplex, DuplexConfig};
+use crate::mux::Side;
+
+/// Silence on every path after which the connection ends.
+const SILENCE: Duration = Duration::from_secs(30);
+/// How long a connection every handle dropped may take to deliver what
+/// its streams hold before the driver gives up.
+const LINGER: Duration = Duration::from_secs(10);
+/// The poll token of the application's waker (path sockets use their
+/// index).
+const WAKE: Token = Token(usize::MAX);
+
+/// Where and how to connect.
+#[derive(Clone, Debug)]
+pub struct ConnectConfig {
+    /// One path per entry, all to the same server (through any of its
+    /// addresses: the connection's keys, agreed through the first path,
+    /// are what the others join with).
+    pub paths: Vec<PathConfig>,
+    /// The server keys accepted.
+    pub trust: Trust,
+    /// Ask for no encryption (the server must allow it).
+    pub insecure: bool,
+}
+
+impl ConnectConfig {
+    /// Encrypted, over `paths`, trusting the server as `trust` says.
+    pub fn new(paths: &[PathConfig], trust: Trust) -> Self {
+        ConnectConfig {
+            paths: paths.to_vec(),
+            trust,
+            insecure: false,
+        }
+    }
+}
+
+/// Opens a stream connection to the server of `cfg.paths` (the handshake
+/// and OPEN go through the first path), joins every path, and returns
+/// once the server accepted the connection; a thread drives it from then
+/// on.
+pub fn connect(cfg: &ConnectConfig) -> Result<Connection, GetError> {
+    let first = *cfg
+        .paths
+        .first()
+        .ok_or_else(|| GetError::Refused("no path to connect over".into()))?;
+    let mut poll = Poll::new()?;
+    let conn = random_conn();
+    let opened = ask::open(
+        first.via,
+        first.to,
+        &mut poll,
+        conn,
+        &cfg.trust,
+        cfg.insecure,
+    )?;
+    let mut paths = Vec::new();
+    for p in &cfg.paths {
+        open_path(&mut paths, *p, opened.keys.clone(), conn, &poll)?;
+    }
+    let waker = Arc::new(Waker::new(poll.registry(), WAKE)?);
+    let duplex = Duplex::new(Side::Host, DuplexConfig::new(conn));
+    let shared = Shared::new(duplex, move || {
+        let _ = waker.wake();
+    });
+    let driver = Driver {
+        shared: shared.clone(),
+        poll,
+        paths,
+        conn,
+        clock: Clock::new(),
+    };
+    std::thread::Builder::new()
+        .name(format!("radial-conn-{conn}"))
+        .spawn(move || driver.run())?;
+    Ok(Connection::new(shared, opened.first_contact))
+}
+
+/// The thread that runs a host's connection.
+struct Driver {
+    shared: Arc<Shared>,
+    poll: Poll,
+    paths: Vec<PathSock>,
+    conn: u16,
+    clock: Clock,
+}
+
+impl Driver {
+    fn run(mut self) {
+        let end = match self.turns() {
+            Ok(e) => e,
+            Err(e) => ConnectionError::Io(e.kind()),
+        };
+        let mut g = self.shared.lock();
+        if g.ended.is_none() {
+            g.ended = Some(end);
+        }
+        drop(g);
+        for i in 0..self.paths.len() {
+            close_path(&mut self.paths, i, &self.poll);
+        }
+        self.shared.notify();
+    }
+
+    /// Runs until the connection ends; says why.
+    fn turns(&mut self) -> io::Result<ConnectionError> {
+        let mut events = Events::with_capacity(256);
+        let mut receiver = crate::batch::Receiver::default();
+        let mut orphaned: Option<std::time::Instant> = None;
+        loop {
+            let wait = self.wait();
+            match self.poll.poll(&mut events, Some(wait)) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+            let shared = self.shared.clone();
+            let mut g = shared.lock();
+            if let Some(e) = self.receive(&events, &mut receiver, &mut g.duplex) {
+                return Ok(e);
+            }
+            let now = self.clock.now();
+            if g.duplex.poll_timeout().is_some_and(|t| t <= now) {
+                g.duplex.handle_timeout(now);
+            }
+            let mut d = Vec::with_capacity(2048);
+            while let Some(p) = g.duplex.poll_transmit(now, &mut d) {
+                let i = usize::from(p.0);
+                if let Some(path) = self.paths.get_mut(i) {
+                    path.send(i, &d);
+                }
+            }
+            for (i, p) in self.paths.iter_mut().enumerate() {
+                p.join(self.conn, i, ask::RETRY);
+                p.echo(self.conn, i);
+            }
+            if let Some(e) = g.duplex.error() {
+                return Ok(ConnectionError::Protocol(e));
+            }
+            if g.duplex.is_closed() {
+                return Ok(ConnectionError::Closed);
+            }
+            if self.paths.iter().all(|p| p.heard.elapsed() > SILENCE) {
+                return Ok(ConnectionError::TimedOut(SILENCE.as_secs()));
+            }
+            // Every handle dropped: deliver what the streams hold, then end.
+            if Arc::strong_count(&self.shared) == 1 {
+                g.duplex.close();
+                let since = *orphaned.get_or_insert_with(std::time::Instant::now);
+                if since.elapsed() > LINGER {
+                    return Ok(ConnectionError::Closed);
+                }
+            }
+            drop(g);
+            self.shared.notify();
+        }
+    }
+
+    /// How long the poll may sleep: until the connection's next deadline,
+    /// an echo or a join retry, at most 100 ms.
+    fn wait(&self) -> Duration {
+        let g = self.shared.lock();
+        let wait = g
+            .duplex
+            .poll_timeout()
+            .map_or(Duration::from_millis(100), |t| {
+                self.clock.until(t).min(Duration::from_millis(100))
+            });
+        if self.paths.iter().any(|p| !p.echo.is_empty()) {
+            wait.min(ECHO_DELAY)
+        } else {
+            wait
+        }
+    }
+
+    /// Hands the connection what the paths received, and opens the paths
+    /// the server accepted; an error the server sent ends it.
+    fn receive(
+        &mut self,
+        events: &Events,
+        receiver: &mut crate::batch::Receiver,
+        duplex: &mut Duplex,
+    ) -> Option<ConnectionError> {
+        let (conn, now) = (self.conn, self.clock.now());
+        let mut joined = Vec::new();
+        let mut ended = None;
+        for ev in events {
+            let i = ev.token().0;
+            let Some(path) = self.paths.get_mut(i) else {
+                continue;
+            };
+            let Some(sock) = path.sock.take() else {
+                continue;
+            };
+            while let Ok(n @ 1..) = receiver.receive(&sock.sock, &sock.state) {
+                receiver.each(n, |from, d| match path.accept(i, conn, from, d) {
+                    Incoming::Joined(challenge) => joined.push((i, challenge)),
+                    Incoming::Pipe(inner) => {
+                        duplex.handle_datagram(now, PathId(i as u16), inner);
+                    }
+                    Incoming::Error(_, message) => ended = Some(ConnectionError::Refused(message)),
+                    Incoming::Ignored => {}
+                });
+            }
+            path.sock = Some(sock);
+        }
+        for (i, challenge) in joined {
+            if validate(&mut self.paths, i, conn, challenge) {
+                // Path numbers are the paths' indexes, below 2^15.
+                let _ = duplex.add_path(now, PathId(i as u16));
+            }
+        }
+        ended
+    }
+}

@@ -1,0 +1,412 @@
+//! Byte streams both ways between a host and a server, over every path
+//! the host has: the application's side of a [`Duplex`] that a driver
+//! thread (the host's) or the server's event loop runs.
+//!
+//! A [`Connection`] opens and accepts [`Stream`]s; a stream is a
+//! `std::io::Read` + `std::io::Write` that blocks until it can move a
+//! byte. Either side opens streams; each has its own flow control, and
+//! the streams of a connection share its paths in turns. The host
+//! connects with [`connect`] under the same trust model as a download
+//! (every datagram sealed, the server's key pinned or trusted on first
+//! use); a server hands the connections its clients open to the
+//! application ([`crate::server::ServerOptions::streams`]).
+//!
+//! ```no_run
+//! use std::io::{Read, Write};
+//! use radial_net::stream::{connect, ConnectConfig};
+//! use radial_net::{PathConfig, Trust};
+//!
+//! let server = "192.0.2.1:7000".parse().unwrap();
+//! let paths = [PathConfig { via: "0.0.0.0:0".parse().unwrap(), to: server }];
+//! let conn = connect(&ConnectConfig::new(&paths, Trust::Any)).unwrap();
+//! let mut s = conn.open_stream().unwrap();
+//! s.write_all(b"hello").unwrap();
+//! s.finish().unwrap();
+//! let mut back = Vec::new();
+//! s.read_to_end(&mut back).unwrap();
+//! ```
+
+mod client;
+
+use std::fmt;
+use std::io;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use crate::duplex::{Duplex, DuplexError};
+use crate::mux::{reset_code, StreamError, StreamId};
+
+pub use client::{connect, ConnectConfig};
+
+/// Why a connection ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConnectionError {
+    /// This side closed it.
+    Closed,
+    /// The peer broke the stream framing.
+    Protocol(DuplexError),
+    /// The server ended it, saying why.
+    Refused(String),
+    /// Nothing came on any path for this long, in seconds.
+    TimedOut(u64),
+    /// The sockets failed.
+    Io(io::ErrorKind),
+}
+
+impl fmt::Display for ConnectionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConnectionError::Closed => write!(f, "the connection was closed"),
+            ConnectionError::Protocol(e) => write!(f, "the peer broke the protocol: {e}"),
+            ConnectionError::Refused(m) => write!(f, "the server ended the connection: {m}"),
+            ConnectionError::TimedOut(s) => write!(f, "nothing heard on any path for {s} s"),
+            ConnectionError::Io(k) => write!(f, "socket error: {k}"),
+        }
+    }
+}
+
+impl std::error::Error for ConnectionError {}
+
+impl From<ConnectionError> for io::Error {
+    fn from(e: ConnectionError) -> io::Error {
+        let kind = match &e {
+            ConnectionError::Closed => io::ErrorKind::NotConnected,
+            ConnectionError::TimedOut(_) => io::ErrorKind::TimedOut,
+            ConnectionError::Io(k) => *k,
+            _ => io::ErrorKind::ConnectionAborted,
+        };
+        io::Error::new(kind, e)
+    }
+}
+
+/// What the application and the driver share: the connection's state
+/// under one lock, a condition the driver signals after every turn, and a
+/// way to wake the driver after the application changed something.
+pub(crate) struct Shared {
+    state: Mutex<State>,
+    changed: Condvar,
+    wake: Box<dyn Fn() + Send + Sync>,
+}
+
+/// The connection, as the driver and the application see it.
+pub(crate) struct State {
+    /// Both directions and the streams.
+    pub duplex: Duplex,
+    /// Why it ended, once it did.
+    pub ended: Option<ConnectionError>,
+}
+
+impl Shared {
+    /// A connection over `duplex`, whose driver `wake` wakes.
+    pub(crate) fn new(duplex: Duplex, wake: impl Fn() + Send + Sync + 'static) -> Arc<Shared> {
+        Arc::new(Shared {
+            state: Mutex::new(State {
+                duplex,
+                ended: None,
+            }),
+            changed: Condvar::new(),
+            wake: Box::new(wake),
+        })
+    }
+
+    /// The state, locked.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The driver's turn is over: blocked readers, writers and acceptors
+    /// look again.
+    pub(crate) fn notify(&self) {
+        self.changed.notify_all();
+    }
+
+    fn wait<'a>(&self, g: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        self.changed.wait(g).unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A connection between a host and a server: open and accept streams
+/// here. Clones share the connection; it closes when [`Connection::close`]
+/// is called or when every clone and stream is dropped.
+#[derive(Clone)]
+pub struct Connection {
+    shared: Arc<Shared>,
+    first_contact: Option<[u8; 32]>,
+}
+
+impl fmt::Debug for Connection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Connection").finish_non_exhaustive()
+    }
+}
+
+impl Connection {
+    pub(crate) fn new(shared: Arc<Shared>, first_contact: Option<[u8; 32]>) -> Connection {
+        Connection {
+            shared,
+            first_contact,
+        }
+    }
+
+    /// The server's key, when this connection recorded it as trusted (the
+    /// first contact under [`crate::Trust::KnownServers`]).
+    pub fn first_contact(&self) -> Option<[u8; 32]> {
+        self.first_contact
+    }
+
+    /// Opens a stream; the peer learns of it with its first bytes.
+    pub fn open_stream(&self) -> Result<Stream, ConnectionError> {
+        let mut g = self.shared.lock();
+        if let Some(e) = &g.ended {
+            return Err(e.clone());
+        }
+        let id = g
+            .duplex
+            .streams()
+            .open()
+            .ok_or_else(|| ConnectionError::Refused("stream numbers used up".into()))?;
+        Ok(Stream::new(id, self.shared.clone()))
+    }
+
+    /// Waits for the next stream the peer opens.
+    pub fn accept_stream(&self) -> Result<Stream, ConnectionError> {
+        let mut g = self.shared.lock();
+        loop {
+            if let Some(id) = g.duplex.streams().accept() {
+                return Ok(Stream::new(id, self.shared.clone()));
+            }
+            if let Some(e) = &g.ended {
+                return Err(e.clone());
+            }
+            g = self.shared.wait(g);
+        }
+    }
+
+    /// Ends the connection once every stream has sent what it holds.
+    pub fn close(&self) {
+        self.shared.lock().duplex.close();
+        (self.shared.wake)();
+    }
+
+    /// Why the connection ended, if it did.
+    pub fn ended(&self) -> Option<ConnectionError> {
+        self.shared.lock().ended.clone()
+    }
+
+    /// Bytes of the incoming sequence delivered so far.
+    pub fn received(&self) -> u64 {
+        self.shared.lock().duplex.stats().received
+    }
+}
+
+/// One stream of a connection: bytes in order both ways, blocking. Split
+/// it ([`Stream::split`]) to read and write from two threads.
+///
+/// Dropping a stream finishes its sending half if it was not finished,
+/// and abandons it both ways (a RESET) if the peer's bytes were not read
+/// to the end.
+#[derive(Debug)]
+pub struct Stream {
+    recv: RecvStream,
+    send: SendStream,
+}
+
+/// The receiving half of a [`Stream`]. Dropped before the end, it abandons
+/// the stream both ways.
+pub struct RecvStream {
+    id: StreamId,
+    shared: Arc<Shared>,
+    read_to_end: bool,
+}
+
+/// The sending half of a [`Stream`]. Dropped, it finishes the stream's
+/// sending half.
+pub struct SendStream {
+    id: StreamId,
+    shared: Arc<Shared>,
+    finished: bool,
+}
+
+impl fmt::Debug for RecvStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RecvStream({})", self.id.0)
+    }
+}
+
+impl fmt::Debug for SendStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SendStream({})", self.id.0)
+    }
+}
+
+fn stream_error(e: StreamError) -> io::Error {
+    let kind = match e {
+        StreamError::Reset(_) => io::ErrorKind::ConnectionReset,
+        _ => io::ErrorKind::BrokenPipe,
+    };
+    io::Error::new(kind, e)
+}
+
+impl Stream {
+    fn new(id: StreamId, shared: Arc<Shared>) -> Stream {
+        Stream {
+            recv: RecvStream {
+                id,
+                shared: shared.clone(),
+                read_to_end: false,
+            },
+            send: SendStream {
+                id,
+                shared,
+                finished: false,
+            },
+        }
+    }
+
+    /// The stream's number on its connection.
+    pub fn id(&self) -> u32 {
+        self.send.id.0
+    }
+
+    /// Ends the sending half after what was written; the peer reads to
+    /// its end.
+    pub fn finish(&mut self) -> io::Result<()> {
+        self.send.finish()
+    }
+
+    /// Abandons the stream both ways with `code`.
+    pub fn reset(&mut self, code: u32) {
+        self.send.finished = true;
+        self.recv.reset(code);
+    }
+
+    /// The two halves, to read and write from different threads.
+    pub fn split(self) -> (RecvStream, SendStream) {
+        (self.recv, self.send)
+    }
+}
+
+impl SendStream {
+    /// The stream's number on its connection.
+    pub fn id(&self) -> u32 {
+        self.id.0
+    }
+
+    /// Ends the sending half after what was written; the peer reads to
+    /// its end.
+    pub fn finish(&mut self) -> io::Result<()> {
+        if !self.finished {
+            self.finished = true;
+            self.shared
+                .lock()
+                .duplex
+                .streams()
+                .finish(self.id)
+                .map_err(stream_error)?;
+            (self.shared.wake)();
+        }
+        Ok(())
+    }
+}
+
+impl RecvStream {
+    /// The stream's number on its connection.
+    pub fn id(&self) -> u32 {
+        self.id.0
+    }
+
+    /// Abandons the stream both ways with `code`.
+    pub fn reset(&mut self, code: u32) {
+        self.read_to_end = true;
+        self.shared.lock().duplex.streams().reset(self.id, code);
+        (self.shared.wake)();
+    }
+}
+
+impl io::Read for RecvStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() || self.read_to_end {
+            return Ok(0);
+        }
+        let mut g = self.shared.lock();
+        loop {
+            match g.duplex.streams().read(self.id, buf) {
+                Ok(Some(n)) => {
+                    let credit = g.duplex.streams().wants_transmit();
+                    drop(g);
+                    self.read_to_end = n == 0;
+                    if credit {
+                        (self.shared.wake)();
+                    }
+                    return Ok(n);
+                }
+                Ok(None) => {}
+                Err(e) => return Err(stream_error(e)),
+            }
+            if let Some(e) = &g.ended {
+                return Err(e.clone().into());
+            }
+            g = self.shared.wait(g);
+        }
+    }
+}
+
+impl io::Write for SendStream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let mut g = self.shared.lock();
+        loop {
+            if let Some(e) = &g.ended {
+                return Err(e.clone().into());
+            }
+            let n = g
+                .duplex
+                .streams()
+                .write(self.id, buf)
+                .map_err(stream_error)?;
+            if n > 0 {
+                drop(g);
+                (self.shared.wake)();
+                return Ok(n);
+            }
+            g = self.shared.wait(g);
+        }
+    }
+
+    /// The bytes written are the connection's to deliver already: nothing
+    /// to do.
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl io::Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.recv.read(buf)
+    }
+}
+
+impl io::Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.send.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for RecvStream {
+    fn drop(&mut self) {
+        if !self.read_to_end {
+            self.reset(reset_code::CANCELLED);
+        }
+    }
+}
+
+impl Drop for SendStream {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}

@@ -1,0 +1,129 @@
+//! Stream connections over real sockets on loopback: many streams echo
+//! whole both ways over two paths, through an emulated path lost midway,
+//! and a server that takes no streams refuses them.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::sync::mpsc;
+use std::thread;
+
+use common::paths::{path, two_paths};
+use common::{file_bytes, serve_opts, Fixture};
+use radial_net::stream::{connect, ConnectConfig, Connection};
+use radial_net::{EmuCommand, GetError, PathConfig, ServerOptions, Trust};
+
+/// A server that echoes every stream of every stream connection.
+fn echo_server(name: &str) -> Fixture {
+    let (tx, rx) = mpsc::channel::<Connection>();
+    thread::spawn(move || {
+        for conn in rx {
+            thread::spawn(move || {
+                while let Ok(mut s) = conn.accept_stream() {
+                    thread::spawn(move || {
+                        let mut buf = vec![0u8; 32 * 1024];
+                        loop {
+                            match s.read(&mut buf) {
+                                Ok(0) | Err(_) => break,
+                                Ok(n) => {
+                                    if s.write_all(&buf[..n]).is_err() {
+                                        return;
+                                    }
+                                }
+                            }
+                        }
+                        let _ = s.finish();
+                    });
+                }
+            });
+        }
+    });
+    serve_opts(
+        name,
+        1,
+        ServerOptions {
+            streams: Some(tx),
+            ..ServerOptions::default()
+        },
+    )
+}
+
+/// Sends `len` bytes on each of `n` streams at once and checks each comes
+/// back whole.
+fn echo_streams(conn: &Connection, n: usize, len: usize) {
+    let handles: Vec<_> = (0..n)
+        .map(|k| {
+            let (mut r, mut w) = conn.open_stream().unwrap().split();
+            thread::spawn(move || {
+                let mut data = file_bytes(len + k);
+                data.drain(..k);
+                let sent = data.clone();
+                let writer = thread::spawn(move || {
+                    w.write_all(&sent).unwrap();
+                    w.finish().unwrap();
+                });
+                let mut back = Vec::new();
+                r.read_to_end(&mut back).unwrap();
+                writer.join().unwrap();
+                assert_eq!(back.len(), data.len(), "stream {k}: length");
+                assert!(back == data, "stream {k}: bytes differ");
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+#[test]
+fn streams_echo_whole_over_two_loopback_paths() {
+    let f = echo_server("streams-echo");
+    let paths = [
+        PathConfig {
+            via: "127.0.0.21:0".parse().unwrap(),
+            to: f.server,
+        },
+        PathConfig {
+            via: "127.0.0.22:0".parse().unwrap(),
+            to: f.server,
+        },
+    ];
+    let conn = connect(&ConnectConfig::new(&paths, Trust::Any)).unwrap();
+    echo_streams(&conn, 8, 2_000_000);
+    assert!(conn.received() >= 16_000_000);
+    assert_eq!(conn.ended(), None);
+}
+
+#[test]
+fn streams_echo_whole_through_a_path_lost_midway() {
+    let f = echo_server("streams-lost");
+    let (emu, get) = two_paths(&f, path(20, 10), path(20, 30));
+    let conn = connect(&ConnectConfig::new(&get.paths, Trust::Any)).unwrap();
+    let watcher = {
+        let conn = conn.clone();
+        thread::spawn(move || {
+            // Path 0's link goes once a quarter of the bytes came back.
+            while conn.received() < 2_000_000 {
+                thread::sleep(std::time::Duration::from_millis(5));
+            }
+            emu.command(EmuCommand::SetUp(0, false));
+            emu
+        })
+    };
+    echo_streams(&conn, 4, 2_000_000);
+    let emu = watcher.join().unwrap();
+    emu.stop().expect("the emulator ran to the end");
+}
+
+#[test]
+fn a_server_that_takes_no_streams_refuses_an_open() {
+    let f = serve_opts("streams-refused", 1, ServerOptions::default());
+    let paths = [PathConfig {
+        via: "127.0.0.1:0".parse().unwrap(),
+        to: f.server,
+    }];
+    match connect(&ConnectConfig::new(&paths, Trust::Any)) {
+        Err(GetError::Refused(m)) => assert!(m.contains("no stream"), "{m}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
