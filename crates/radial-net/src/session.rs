@@ -67,6 +67,9 @@ pub enum ErrorCode {
     Changed = 6,
     /// The server does not accept stream connections.
     NoStreams = 7,
+    /// The server admits listed clients only, and this one proved no
+    /// listed key.
+    Unauthorized = 8,
 }
 
 impl ErrorCode {
@@ -79,6 +82,7 @@ impl ErrorCode {
             5 => Some(ErrorCode::Full),
             6 => Some(ErrorCode::Changed),
             7 => Some(ErrorCode::NoStreams),
+            8 => Some(ErrorCode::Unauthorized),
             _ => None,
         }
     }
@@ -111,6 +115,9 @@ pub enum Message {
     Open {
         /// Connection number.
         conn: u16,
+        /// The client's proof of its key, for servers that admit listed
+        /// clients only.
+        client: Option<crate::crypto::ClientProof>,
     },
     /// Server → client: the stream connection is open; join paths as for
     /// a file.
@@ -221,7 +228,7 @@ impl Message {
             | Message::Joined { conn, .. }
             | Message::Validate { conn, .. }
             | Message::Echo { conn, .. }
-            | Message::Open { conn }
+            | Message::Open { conn, .. }
             | Message::Opened { conn } => *conn,
         }
     }
@@ -248,11 +255,21 @@ impl Message {
                 Message::Get { conn, path }
             }
             OPEN => {
+                let client = match b.first() {
+                    Some(1) => {
+                        b = &b[1..];
+                        Some(crate::crypto::ClientProof {
+                            key: array(&mut b, "client key")?,
+                            signature: array(&mut b, "signature")?,
+                        })
+                    }
+                    _ => None,
+                };
                 if b.iter().any(|&x| x != 0) {
                     return Err(WireError::Invalid { field: "padding" });
                 }
                 b = &[];
-                Message::Open { conn }
+                Message::Open { conn, client }
             }
             OPENED => Message::Opened { conn },
             OFFER => {
@@ -368,7 +385,16 @@ impl Message {
                 buf.push(*code as u8);
                 put_text(buf, message, MAX_MESSAGE);
             }
-            Message::Open { .. } => buf.resize(start + MIN_GET, 0),
+            Message::Open { client, .. } => {
+                if let Some(p) = client {
+                    buf.push(1);
+                    buf.extend_from_slice(&p.key);
+                    buf.extend_from_slice(&p.signature);
+                }
+                if buf.len() - start < MIN_GET {
+                    buf.resize(start + MIN_GET, 0);
+                }
+            }
             Message::Opened { .. } => {}
         }
     }
@@ -417,7 +443,17 @@ mod tests {
             code: ErrorCode::NotFound,
             message: "no such file".into(),
         });
-        round_trip(Message::Open { conn: 9 });
+        round_trip(Message::Open {
+            conn: 9,
+            client: None,
+        });
+        round_trip(Message::Open {
+            conn: 9,
+            client: Some(crate::crypto::ClientProof {
+                key: [3; 32],
+                signature: [4; 64],
+            }),
+        });
         round_trip(Message::Opened { conn: 9 });
         round_trip(Message::Error {
             conn: 9,
@@ -425,7 +461,11 @@ mod tests {
             message: "no streams here".into(),
         });
         let mut open = Vec::new();
-        Message::Open { conn: 9 }.emit(&mut open);
+        Message::Open {
+            conn: 9,
+            client: None,
+        }
+        .emit(&mut open);
         assert_eq!(open.len(), MIN_GET, "an OPEN is padded");
     }
 

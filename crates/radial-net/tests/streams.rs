@@ -5,16 +5,22 @@
 mod common;
 
 use std::io::{Read, Write};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::thread;
 
 use common::paths::{path, two_paths};
 use common::{file_bytes, serve_opts, Fixture};
+use radial_net::crypto::ClientKey;
 use radial_net::stream::{connect, ConnectConfig, Connection};
 use radial_net::{EmuCommand, GetError, PathConfig, ServerOptions, Trust};
 
 /// A server that echoes every stream of every stream connection.
 fn echo_server(name: &str) -> Fixture {
+    echo_server_for(name, None)
+}
+
+/// As [`echo_server`], admitting only the clients of `listed` if given.
+fn echo_server_for(name: &str, listed: Option<Vec<[u8; 32]>>) -> Fixture {
     let (tx, rx) = mpsc::channel::<Connection>();
     thread::spawn(move || {
         for conn in rx {
@@ -43,6 +49,7 @@ fn echo_server(name: &str) -> Fixture {
         1,
         ServerOptions {
             streams: Some(tx),
+            stream_clients: listed,
             ..ServerOptions::default()
         },
     )
@@ -126,4 +133,28 @@ fn a_server_that_takes_no_streams_refuses_an_open() {
         Err(GetError::Refused(m)) => assert!(m.contains("no stream"), "{m}"),
         other => panic!("expected a refusal, got {other:?}"),
     }
+}
+
+#[test]
+fn a_server_that_lists_its_clients_admits_those_only() {
+    let listed = Arc::new(ClientKey::ephemeral());
+    let f = echo_server_for("streams-listed", Some(vec![listed.public()]));
+    let paths = [PathConfig {
+        via: "127.0.0.1:0".parse().unwrap(),
+        to: f.server,
+    }];
+    let with = |key: Option<Arc<ClientKey>>| {
+        let mut cfg = ConnectConfig::new(&paths, Trust::Any);
+        cfg.key = key;
+        connect(&cfg)
+    };
+    let refusal = |r: Result<Connection, GetError>| match r {
+        Err(GetError::Refused(m)) => m,
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    assert!(refusal(with(None)).contains("listed clients only"));
+    let stranger = Arc::new(ClientKey::ephemeral());
+    assert!(refusal(with(Some(stranger))).contains("is not listed"));
+    let conn = with(Some(listed)).unwrap();
+    echo_streams(&conn, 2, 100_000);
 }

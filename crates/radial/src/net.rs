@@ -84,6 +84,8 @@ pub fn serve(root: &Path, listen: &[String], flags: &ServeFlags) -> Result<(), C
         log,
         identity: Some(identity),
         allow_insecure: flags.insecure,
+        streams: None,
+        stream_clients: None,
     };
     let mut server = Server::with_options(root, &addrs, opts).map_err(|e| {
         let code = e.kind();

@@ -13,7 +13,7 @@ use mio::net::UdpSocket;
 use mio::{Events, Poll};
 
 use super::{bind, GetError};
-use crate::crypto::{hex, unhex, ClientHandshake, Keys, HEADER_LEN};
+use crate::crypto::{hex, unhex, ClientHandshake, ClientKey, Keys, HEADER_LEN};
 use crate::session::{is_session, ErrorCode, Message};
 
 /// How long the client waits for an answer, per try.
@@ -174,11 +174,11 @@ pub fn open(
     to: SocketAddr,
     poll: &mut Poll,
     conn: u16,
-    trust: &Trust,
-    insecure: bool,
+    (trust, insecure): (&Trust, bool),
+    client: Option<&ClientKey>,
 ) -> Result<Opened, GetError> {
     let mut s = bind(via, poll, ASK_TOKEN)?;
-    let r = open_on(&s, to, poll, conn, trust, insecure);
+    let r = open_on(&s, to, poll, conn, (trust, insecure), client);
     let _ = poll.registry().deregister(&mut s);
     r
 }
@@ -188,25 +188,22 @@ fn open_on(
     to: SocketAddr,
     poll: &mut Poll,
     conn: u16,
-    trust: &Trust,
-    insecure: bool,
+    (trust, insecure): (&Trust, bool),
+    client: Option<&ClientKey>,
 ) -> Result<Opened, GetError> {
     let started = std::time::Instant::now();
     let (keys, first_contact) = shake(sock, to, poll, trust, insecure, started)?;
-    let answer = request(
-        sock,
-        to,
-        poll,
-        &keys,
-        &Message::Open { conn },
-        |m| match m {
-            Message::Opened { conn: c } if c == conn => Ok(Ok(())),
-            Message::Error {
-                conn: c, message, ..
-            } if c == conn => Ok(Err(GetError::Refused(message))),
-            _ => Err(false),
-        },
-    )?;
+    let open = Message::Open {
+        conn,
+        client: client.map(|k| k.prove(&keys.binding, conn)),
+    };
+    let answer = request(sock, to, poll, &keys, &open, |m| match m {
+        Message::Opened { conn: c } if c == conn => Ok(Ok(())),
+        Message::Error {
+            conn: c, message, ..
+        } if c == conn => Ok(Err(GetError::Refused(message))),
+        _ => Err(false),
+    })?;
     match answer {
         Some(Ok(())) => Ok(Opened {
             keys,

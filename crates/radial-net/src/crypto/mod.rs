@@ -125,38 +125,46 @@ impl Identity {
                 Ok(Identity { private, public })
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                // Written aside and linked into place, so that two servers
-                // starting at once agree on one key and never read half a
-                // file.
                 let id = Identity::generate();
-                if let Some(dir) = path.parent() {
-                    std::fs::create_dir_all(dir)?;
-                }
-                let mut tmp = path.as_os_str().to_owned();
-                tmp.push(format!(".{}.{:016x}", std::process::id(), random_u64()));
-                let tmp = std::path::PathBuf::from(tmp);
-                {
-                    use std::io::Write;
-                    use std::os::unix::fs::OpenOptionsExt;
-                    let mut f = std::fs::OpenOptions::new()
-                        .write(true)
-                        .create_new(true)
-                        .mode(0o600)
-                        .open(&tmp)?;
-                    writeln!(f, "{}\n{}", hex(&id.private), hex(&id.public))?;
-                }
-                let linked = std::fs::hard_link(&tmp, path);
-                let _ = std::fs::remove_file(&tmp);
-                match linked {
-                    Ok(()) => Ok(id),
-                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                        Identity::load_or_create(path)
-                    }
-                    Err(e) => Err(e),
+                let text = format!("{}\n{}\n", hex(&id.private), hex(&id.public));
+                if create_secret(path, &text)? {
+                    Ok(id)
+                } else {
+                    Identity::load_or_create(path)
                 }
             }
             Err(e) => Err(e),
         }
+    }
+}
+
+/// Writes `text` to a new file at `path`, readable by its owner only;
+/// false if another process created the file first (the caller reads
+/// theirs). Written aside and linked into place, so that two processes
+/// starting at once agree on one key and never read half a file.
+fn create_secret(path: &Path, text: &str) -> io::Result<bool> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".{}.{:016x}", std::process::id(), random_u64()));
+    let tmp = std::path::PathBuf::from(tmp);
+    {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        f.write_all(text.as_bytes())?;
+    }
+    let linked = std::fs::hard_link(&tmp, path);
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
     }
 }
 
@@ -215,6 +223,11 @@ impl Cipher {
 pub struct Keys {
     /// The connection id the server chose.
     pub cid: u64,
+    /// The handshake's hash (Noise's `h` at its end): both ends hold the
+    /// same 32 bytes, unique to this handshake, so a signature over them
+    /// binds its signer to this connection and no other
+    /// ([`ClientKey::prove`]).
+    pub binding: [u8; 32],
     send: Cipher,
     recv: Cipher,
 }
@@ -479,10 +492,12 @@ impl ClientHandshake {
             .get_remote_static()
             .and_then(|k| k.try_into().ok())
             .ok_or(HandshakeError::Noise)?;
+        let binding = binding_of(&self.hs);
         let (c2s, s2c) = self.hs.dangerously_get_raw_split();
         Ok(Established {
             keys: Keys {
                 cid,
+                binding,
                 send: Cipher::new(&c2s, insecure),
                 recv: Cipher::new(&s2c, insecure),
             },
@@ -612,6 +627,7 @@ pub fn respond(
     let m = hs
         .write_message(&out, &mut msg2)
         .map_err(|_| HandshakeError::Noise)?;
+    let binding = binding_of(&hs);
     let (c2s, s2c) = hs.dangerously_get_raw_split();
     let mut d = Vec::with_capacity(12 + m);
     d.push(first_byte(HANDSHAKE_TYPE));
@@ -622,12 +638,23 @@ pub fn respond(
     Ok((
         Keys {
             cid,
+            binding,
             send: Cipher::new(&s2c, insecure),
             recv: Cipher::new(&c2s, insecure),
         },
         d,
     ))
 }
+
+/// The handshake hash of a finished handshake (SHA-256: 32 bytes).
+fn binding_of(hs: &snow::HandshakeState) -> [u8; 32] {
+    hs.get_handshake_hash()
+        .try_into()
+        .expect("the handshake hash of SHA-256 is 32 bytes")
+}
+
+mod client_key;
+pub use client_key::{ClientKey, ClientProof};
 
 #[cfg(test)]
 mod tests;

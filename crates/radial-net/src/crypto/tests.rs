@@ -35,6 +35,10 @@ fn a_handshake_authenticates_the_server_and_keys_both_directions() {
     assert_eq!((path, pn, &text[..]), (3, 9, &b"GET"[..]));
     let mut back = sealed(&server, 3, 1, b"OFFER");
     assert_eq!(client.keys.open(&mut back).unwrap().2, b"OFFER");
+    // Both ends hold the handshake's binding, and no other handshake has it.
+    assert_eq!(client.keys.binding, server.binding);
+    let (other, _, _) = pair(false);
+    assert_ne!(other.binding, server.binding);
 }
 
 #[test]

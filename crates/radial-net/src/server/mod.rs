@@ -147,6 +147,9 @@ pub struct ServerOptions {
     /// Take stream connections ([`crate::stream`]): each one a client
     /// opens is sent here. `None`: refuse them.
     pub streams: Option<std::sync::mpsc::Sender<crate::stream::Connection>>,
+    /// The client keys that may open stream connections; `None`: any
+    /// client may.
+    pub stream_clients: Option<Vec<[u8; 32]>>,
 }
 
 /// The file server.

@@ -72,8 +72,8 @@ impl Server {
                 };
                 self.send_message(cid, id, &reply);
             }
-            Message::Open { conn } if plain.len() >= MIN_GET => {
-                let reply = self.answer_open(cid, conn, now);
+            Message::Open { conn, client } if plain.len() >= MIN_GET => {
+                let reply = self.answer_open(cid, conn, client, now);
                 self.send_message(cid, id, &reply);
             }
             Message::Join { path, conn } if path == id => {

@@ -13,6 +13,7 @@ use super::pipes::Wait;
 use super::pipes::AMPLIFICATION;
 use super::Server;
 use crate::crypto::HEADER_LEN;
+use crate::crypto::{hex, ClientProof};
 use crate::duplex::{Duplex, DuplexConfig};
 use crate::guard::{ReceiptGuard, ENVELOPE_LEN};
 use crate::mux::Side;
@@ -70,8 +71,16 @@ impl StreamConn {
 
 impl Server {
     /// An OPEN: a stream connection, if the server takes them and the
-    /// connection asked for nothing else.
-    pub(super) fn answer_open(&mut self, cid: u64, conn: u16, now: Instant) -> Message {
+    /// connection asked for nothing else. When the server lists the
+    /// clients it admits, the OPEN must carry a proof of a listed key for
+    /// this connection.
+    pub(super) fn answer_open(
+        &mut self,
+        cid: u64,
+        conn: u16,
+        client: Option<ClientProof>,
+        now: Instant,
+    ) -> Message {
         let error = |code, message: &str| Message::Error {
             conn,
             code,
@@ -96,12 +105,33 @@ impl Server {
                 "this server takes no stream connections",
             );
         };
+        let proven = client
+            .filter(|p| p.verify(&c.keys.binding, conn))
+            .map(|p| p.key);
+        if let Some(listed) = &self.opts.stream_clients {
+            if !proven.is_some_and(|k| listed.contains(&k)) {
+                self.stats.rejected += 1;
+                let message = match (client, proven) {
+                    (None, _) => "this server admits listed clients only: give a client key".into(),
+                    (Some(_), None) => "the client key's proof does not hold".into(),
+                    (Some(p), Some(_)) => format!("client key {} is not listed", hex(&p.key)),
+                };
+                return Message::Error {
+                    conn,
+                    code: ErrorCode::Unauthorized,
+                    message,
+                };
+            }
+        }
         let waker = self.stream_waker.clone();
         let duplex = Duplex::new(Side::Server, DuplexConfig::new(conn));
         let shared = Shared::new(duplex, move || {
             let _ = waker.wake();
         });
-        if accept.send(Connection::new(shared.clone(), None)).is_err() {
+        if accept
+            .send(Connection::new(shared.clone(), None, proven))
+            .is_err()
+        {
             return error(
                 ErrorCode::NoStreams,
                 "this server takes no more stream connections",

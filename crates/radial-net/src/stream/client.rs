@@ -14,6 +14,7 @@ use crate::client::ask;
 use crate::client::paths::{close_path, open_path, validate, Incoming, PathSock, ECHO_DELAY};
 use crate::client::{random_conn, GetError, PathConfig, Trust};
 use crate::clock::Clock;
+use crate::crypto::ClientKey;
 use crate::duplex::{Duplex, DuplexConfig};
 use crate::mux::Side;
 
@@ -37,6 +38,8 @@ pub struct ConnectConfig {
     pub trust: Trust,
     /// Ask for no encryption (the server must allow it).
     pub insecure: bool,
+    /// The client's key, for servers that admit listed clients only.
+    pub key: Option<Arc<ClientKey>>,
 }
 
 impl ConnectConfig {
@@ -46,6 +49,7 @@ impl ConnectConfig {
             paths: paths.to_vec(),
             trust,
             insecure: false,
+            key: None,
         }
     }
 }
@@ -66,8 +70,8 @@ pub fn connect(cfg: &ConnectConfig) -> Result<Connection, GetError> {
         first.to,
         &mut poll,
         conn,
-        &cfg.trust,
-        cfg.insecure,
+        (&cfg.trust, cfg.insecure),
+        cfg.key.as_deref(),
     )?;
     let mut paths = Vec::new();
     for p in &cfg.paths {
@@ -88,7 +92,7 @@ pub fn connect(cfg: &ConnectConfig) -> Result<Connection, GetError> {
     std::thread::Builder::new()
         .name(format!("radial-conn-{conn}"))
         .spawn(move || driver.run())?;
-    Ok(Connection::new(shared, opened.first_contact))
+    Ok(Connection::new(shared, opened.first_contact, None))
 }
 
 /// The thread that runs a host's connection.

@@ -131,6 +131,7 @@ impl Shared {
 pub struct Connection {
     shared: Arc<Shared>,
     first_contact: Option<[u8; 32]>,
+    client: Option<[u8; 32]>,
 }
 
 impl fmt::Debug for Connection {
@@ -140,11 +141,21 @@ impl fmt::Debug for Connection {
 }
 
 impl Connection {
-    pub(crate) fn new(shared: Arc<Shared>, first_contact: Option<[u8; 32]>) -> Connection {
+    pub(crate) fn new(
+        shared: Arc<Shared>,
+        first_contact: Option<[u8; 32]>,
+        client: Option<[u8; 32]>,
+    ) -> Connection {
         Connection {
             shared,
             first_contact,
+            client,
         }
+    }
+
+    /// On a server: the client's key, when it proved one.
+    pub fn client_key(&self) -> Option<[u8; 32]> {
+        self.client
     }
 
     /// The server's key, when this connection recorded it as trusted (the
