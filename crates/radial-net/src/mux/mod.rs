@@ -191,6 +191,8 @@ struct Stream {
     fin_received: bool,
     /// The application read the end.
     eof_seen: bool,
+    /// The application reads no more: what arrives is dropped as if read.
+    discarding: bool,
     /// The peer reset the stream with this code.
     reset: Option<u32>,
     /// Opened by the peer.
@@ -332,6 +334,26 @@ impl Mux {
     pub fn reset(&mut self, id: StreamId, code: u32) {
         if self.streams.remove(&id.0).is_some() {
             self.resets.push_back(Frame::Reset { stream: id.0, code });
+        }
+    }
+
+    /// The application reads nothing more of `id`: what it holds and what
+    /// comes later is dropped as if read (the peer's credit keeps growing,
+    /// so it can finish), while the sending half goes on. Unlike a reset,
+    /// the bytes this side still has to send are not lost.
+    pub fn stop_reading(&mut self, id: StreamId) {
+        let window = self.config.window.max(INITIAL_CREDIT);
+        let Some(s) = self.streams.get_mut(&id.0) else {
+            return;
+        };
+        s.discarding = true;
+        s.read += s.recv.len() as u64;
+        s.recv = VecDeque::new();
+        s.granted = s.granted.max(s.read + window);
+        s.credit_due = !s.fin_received;
+        s.eof_seen |= s.fin_received;
+        if s.done() {
+            self.streams.remove(&id.0);
         }
     }
 
@@ -552,7 +574,20 @@ impl Mux {
                 if s.received + payload.len() as u64 > s.granted {
                     return Err(MuxError::FlowControl { stream: id });
                 }
-                if s.reset.is_none() {
+                if s.discarding {
+                    s.received += payload.len() as u64;
+                    s.read = s.received;
+                    let window = self.config.window.max(INITIAL_CREDIT);
+                    if s.granted - s.read < window / 2 {
+                        s.granted = s.read + window;
+                        s.credit_due = true;
+                    }
+                    s.fin_received = fin;
+                    s.eof_seen = fin;
+                    if s.done() {
+                        self.streams.remove(&id);
+                    }
+                } else if s.reset.is_none() {
                     s.received += payload.len() as u64;
                     s.recv.extend(payload);
                     s.fin_received = fin;

@@ -37,6 +37,58 @@ fn bytes_of(stream: u32, len: usize) -> Vec<u8> {
 }
 
 #[test]
+fn a_side_that_stops_reading_still_sends_whole_and_lets_the_peer_finish() {
+    let config = MuxConfig::default();
+    let (mut host, mut server) = pair(config);
+    let id = host.open().unwrap();
+    // The host writes its request and the server answers far more than a
+    // window, which the host will not read.
+    host.write(id, b"request").unwrap();
+    shuttle(&mut host, &mut server, usize::MAX);
+    let sid = server.accept().unwrap();
+    let big = bytes_of(sid.0, 3 * config.window as usize);
+    host.stop_reading(id);
+    let reply = bytes_of(id.0, 100_000);
+    let mut written = 0;
+    let mut sent = 0;
+    let mut got = Vec::new();
+    let mut ended = false;
+    for _ in 0..10_000 {
+        if sent < big.len() {
+            sent += server.write(sid, &big[sent..]).unwrap();
+        } else {
+            let _ = server.finish(sid);
+        }
+        if written < reply.len() {
+            written += host.write(id, &reply[written..]).unwrap();
+        } else {
+            let _ = host.finish(id);
+        }
+        shuttle(&mut server, &mut host, 4_000);
+        shuttle(&mut host, &mut server, 4_000);
+        if !ended {
+            let (more, end) = drain(&mut server, sid);
+            got.extend(more);
+            ended = end;
+        }
+        if host.open_streams() == 0 && ended {
+            break;
+        }
+    }
+    assert_eq!(sent, big.len(), "the peer was let finish");
+    assert!(ended, "the host's end arrived");
+    assert!(
+        got.len() >= 7 && got[7..] == reply[..],
+        "what the host sent arrived whole"
+    );
+    assert_eq!(
+        host.open_streams(),
+        0,
+        "the stream is gone on the host once both ends ended"
+    );
+}
+
+#[test]
 fn padding_between_frames_carries_nothing_however_the_sequence_is_cut() {
     let (mut host, _) = pair(MuxConfig::default());
     let id = host.open().unwrap();

@@ -33,7 +33,7 @@ use std::io;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::duplex::{Duplex, DuplexError};
-use crate::mux::{reset_code, StreamError, StreamId};
+use crate::mux::{StreamError, StreamId};
 
 pub use client::{connect, ConnectConfig};
 
@@ -213,16 +213,17 @@ impl Connection {
 /// it ([`Stream::split`]) to read and write from two threads.
 ///
 /// Dropping a stream finishes its sending half if it was not finished,
-/// and abandons it both ways (a RESET) if the peer's bytes were not read
-/// to the end.
+/// and drops the peer's bytes not read (see [`RecvStream`]); to abandon
+/// it both ways at once, [`Stream::reset`] it.
 #[derive(Debug)]
 pub struct Stream {
     recv: RecvStream,
     send: SendStream,
 }
 
-/// The receiving half of a [`Stream`]. Dropped before the end, it abandons
-/// the stream both ways.
+/// The receiving half of a [`Stream`]. Dropped before the end, it reads
+/// nothing more: the peer's further bytes are dropped as they come, and
+/// the sending half goes on.
 pub struct RecvStream {
     id: StreamId,
     shared: Arc<Shared>,
@@ -411,7 +412,8 @@ impl io::Write for Stream {
 impl Drop for RecvStream {
     fn drop(&mut self) {
         if !self.read_to_end {
-            self.reset(reset_code::CANCELLED);
+            self.shared.lock().duplex.streams().stop_reading(self.id);
+            (self.shared.wake)();
         }
     }
 }

@@ -251,6 +251,17 @@ impl Handshake {
         }
     }
 
+    /// A handshake past its greeting, reading a CONNECT request alone: the
+    /// tunnel's server reads the request its host's SOCKS front passed on
+    /// at the start of a stream.
+    pub fn at_request() -> Self {
+        Handshake {
+            phase: Phase::Request,
+            buf: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+
     /// Bytes to send the client now (the method selection, or the reply to
     /// a refused greeting or request); the caller sends them all.
     pub fn take_output(&mut self) -> Vec<u8> {
@@ -341,6 +352,31 @@ impl Handshake {
         }
         taken
     }
+}
+
+/// The reply at the start of `b` (RFC 1928 §6) and its length, once `b`
+/// holds all of it (`Ok(None)` before): what the tunnel's host reads back
+/// from its server before it passes the reply to the local program.
+pub fn parse_reply(b: &[u8]) -> Result<Option<(Reply, usize)>, SocksError> {
+    if let Some(&v) = b.first() {
+        if v != VERSION {
+            return Err(SocksError::Version(v));
+        }
+    }
+    let reply = match b.get(1) {
+        None => return Ok(None),
+        Some(&r) => Reply::from_code(r).ok_or(SocksError::Invalid { field: "REP" })?,
+    };
+    if b.get(2).is_some_and(|&r| r != 0) {
+        return Err(SocksError::Invalid { field: "RSV" });
+    }
+    let len = match b.get(3) {
+        None => return Ok(None),
+        Some(&ATYP_V4) => 4 + 4 + 2,
+        Some(&ATYP_V6) => 4 + 16 + 2,
+        Some(&a) => return Err(SocksError::AddressType(a)),
+    };
+    Ok((b.len() >= len).then_some((reply, len)))
 }
 
 fn unspecified() -> SocketAddr {

@@ -147,6 +147,36 @@ fn replies_carry_the_bound_address() {
 }
 
 #[test]
+fn a_reply_parses_back_once_whole_and_a_request_alone_is_read_past_its_greeting() {
+    for bound in ["192.0.2.1:80", "[2001:db8::1]:443"] {
+        let r = Reply::ConnectionRefused.encode(bound.parse().unwrap());
+        assert_eq!(
+            parse_reply(&r),
+            Ok(Some((Reply::ConnectionRefused, r.len())))
+        );
+        assert_eq!(parse_reply(&r[..r.len() - 1]), Ok(None));
+        let mut more = r.clone();
+        more.extend_from_slice(b"payload");
+        assert_eq!(
+            parse_reply(&more),
+            Ok(Some((Reply::ConnectionRefused, r.len())))
+        );
+    }
+    assert_eq!(parse_reply(&[4, 0]), Err(SocksError::Version(4)));
+    assert_eq!(
+        parse_reply(&[5, 9, 0, 1]),
+        Err(SocksError::Invalid { field: "REP" })
+    );
+    assert_eq!(parse_reply(&[5, 0, 0, 3]), Err(SocksError::AddressType(3)));
+    // The tunnel's server reads the request without a greeting.
+    let want = domain("example.org", 443);
+    let mut h = Handshake::at_request();
+    let req = want.connect_request().unwrap();
+    assert_eq!(h.input(&req), Ok((Progress::Connect(want), req.len())));
+    assert!(h.take_output().is_empty(), "nothing to answer yet");
+}
+
+#[test]
 fn a_name_longer_than_socks_carries_has_no_request() {
     assert!(domain(&"a".repeat(256), 80).connect_request().is_none());
     let longest = domain(&"a".repeat(255), 80).connect_request().unwrap();
