@@ -161,6 +161,18 @@ radial get radial://server.example/big.iso --via 192.168.1.20 --via 10.20.0.7 -o
         #[command(flatten)]
         flags: crate::net::GetFlags,
     },
+    /// Let unmodified programs use every local address: a SOCKS5 proxy on
+    /// loopback whose connections go, one stream each, through a stream
+    /// connection to a `radial serve --tunnel` server, which opens them.
+    #[command(after_help = "Examples:\n  \
+radial tunnel radial://server.example:7400 --via 192.168.1.20 --via 10.20.0.7\n  \
+curl --socks5-hostname 127.0.0.1:1080 https://example.org/")]
+    Tunnel {
+        /// radial://HOST[:PORT] (port 7400 when not given)
+        url: String,
+        #[command(flatten)]
+        flags: crate::tunnel::TunnelFlags,
+    },
     /// Emulate wireless paths on loopback between `radial get` and a server.
     ///
     /// Each path of the file relays datagrams through links with a rate, a
@@ -268,6 +280,7 @@ pub fn main() -> ExitCode {
             flags,
         } => crate::net::serve(&root, &listen, &flags),
         Command::Get { url, flags } => crate::net::get(&url, &flags),
+        Command::Tunnel { url, flags } => crate::tunnel::tunnel(&url, &flags),
         Command::Emulate { file } => crate::emulate::emulate(&file),
         Command::Shell(args) => match crate::shell::shell(&args) {
             Ok(code) => return code,

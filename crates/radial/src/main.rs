@@ -21,6 +21,7 @@ mod shell;
 mod stress;
 mod sweep;
 mod timeseries;
+mod tunnel;
 
 use std::process::ExitCode;
 

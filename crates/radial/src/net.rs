@@ -31,6 +31,8 @@ pub struct ServeFlags {
     /// its cost; never on an untrusted network).
     #[arg(long)]
     pub insecure: bool,
+    #[command(flatten)]
+    pub exit: crate::tunnel::ExitFlags,
 }
 
 /// Radial's configuration directory: `$XDG_CONFIG_HOME/radial`, else
@@ -78,14 +80,18 @@ pub fn serve(root: &Path, listen: &[String], flags: &ServeFlags) -> Result<(), C
         )),
     };
     let follow_symlinks = flags.follow_symlinks;
+    let (streams, stream_clients) = match crate::tunnel::exits(&flags.exit)? {
+        Some((tx, clients)) => (Some(tx), Some(clients)),
+        None => (None, None),
+    };
     let opts = ServerOptions {
         follow_symlinks,
         limits: radial_net::Limits::default(),
         log,
         identity: Some(identity),
         allow_insecure: flags.insecure,
-        streams: None,
-        stream_clients: None,
+        streams,
+        stream_clients,
     };
     let mut server = Server::with_options(root, &addrs, opts).map_err(|e| {
         let code = e.kind();
@@ -195,6 +201,23 @@ pub fn parse_url(url: &str) -> Result<(SocketAddr, String), CliError> {
     if path.is_empty() {
         return Err(bad("no path"));
     }
+    Ok((parse_host(url, host)?, path.to_string()))
+}
+
+/// The server of `radial://HOST[:PORT]`, with or without a trailing `/`.
+pub fn parse_server(url: &str) -> Result<SocketAddr, CliError> {
+    let rest = url.strip_prefix("radial://").ok_or_else(|| {
+        CliError::Input(format!(
+            "`{url}`: not a radial:// address (expected radial://HOST[:PORT])"
+        ))
+    })?;
+    parse_host(url, rest.strip_suffix('/').unwrap_or(rest))
+}
+
+/// The address of `host` (HOST[:PORT], [V6][:PORT]) in `url`; the port is
+/// [`DEFAULT_PORT`] when not given.
+fn parse_host(url: &str, host: &str) -> Result<SocketAddr, CliError> {
+    let bad = |why: &str| CliError::Input(format!("`{url}`: {why}"));
     if host.is_empty() {
         return Err(bad("no host"));
     }
@@ -211,12 +234,54 @@ pub fn parse_url(url: &str) -> Result<(SocketAddr, String), CliError> {
             DEFAULT_PORT,
         ),
     };
-    let server = with_port
+    with_port
         .to_socket_addrs()
         .ok()
         .and_then(|mut a| a.next())
-        .ok_or_else(|| bad(&format!("cannot resolve the host `{}`", with_port.0)))?;
-    Ok((server, path.to_string()))
+        .ok_or_else(|| bad(&format!("cannot resolve the host `{}`", with_port.0)))
+}
+
+/// The server keys `--server-key` and `--known-servers` accept.
+pub fn trust_of(server_key: Option<&str>, known: Option<&PathBuf>) -> Result<Trust, CliError> {
+    Ok(match server_key {
+        Some(k) => Trust::Key(radial_net::crypto::unhex(k).ok_or_else(|| {
+            CliError::Input(format!("--server-key `{k}`: expected 64 hex digits"))
+        })?),
+        None => Trust::KnownServers(
+            known
+                .cloned()
+                .unwrap_or_else(|| config_dir().join("known_servers")),
+        ),
+    })
+}
+
+/// The `--via` values, each a local address and where its path sends (the
+/// server's address when not given); one path from any local address when
+/// there are none.
+pub fn parse_vias(
+    vias: &[String],
+    server: SocketAddr,
+) -> Result<Vec<(SocketAddr, Option<SocketAddr>)>, CliError> {
+    let mut pipes: Vec<(SocketAddr, Option<SocketAddr>)> = vias
+        .iter()
+        .map(|v| parse_via(v))
+        .collect::<Result<_, _>>()?;
+    if pipes.is_empty() {
+        let any: IpAddr = if server.is_ipv4() {
+            IpAddr::from([0, 0, 0, 0])
+        } else {
+            IpAddr::from([0u16; 8])
+        };
+        pipes.push((SocketAddr::new(any, 0), None));
+    }
+    let via: Vec<SocketAddr> = pipes.iter().map(|p| p.0).collect();
+    if let Some(v) = via.iter().find(|v| v.is_ipv4() != server.is_ipv4()) {
+        return Err(CliError::Input(format!(
+            "--via `{v}`: not of the server's address family ({server})"
+        )));
+    }
+    check_vias(&via)?;
+    Ok(pipes)
 }
 
 /// A `--via` value: a local IP address or IP:PORT, optionally followed by
@@ -469,26 +534,8 @@ fn get_config(url: &str, flags: &GetFlags) -> Result<GetConfig, CliError> {
                 })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut pipes: Vec<(SocketAddr, Option<SocketAddr>)> = flags
-        .via
-        .iter()
-        .map(|v| parse_via(v))
-        .collect::<Result<_, _>>()?;
-    if pipes.is_empty() {
-        let any: IpAddr = if server.is_ipv4() {
-            IpAddr::from([0, 0, 0, 0])
-        } else {
-            IpAddr::from([0u16; 8])
-        };
-        pipes.push((SocketAddr::new(any, 0), None));
-    }
+    let pipes = parse_vias(&flags.via, server)?;
     let via: Vec<SocketAddr> = pipes.iter().map(|p| p.0).collect();
-    if let Some(v) = via.iter().find(|v| v.is_ipv4() != server.is_ipv4()) {
-        return Err(CliError::Input(format!(
-            "--via `{v}`: not of the server's address family ({server})"
-        )));
-    }
-    check_vias(&via)?;
     let out = flags.out.clone().unwrap_or_else(|| default_out(&path));
     check_out(&out, flags.force)?;
     let mut cfg = GetConfig::new(server, &path, &via, out.clone());
@@ -498,17 +545,7 @@ fn get_config(url: &str, flags: &GetFlags) -> Result<GetConfig, CliError> {
         }
     }
     apply_policy(&mut cfg, &flags.policy, &replicas)?;
-    cfg.trust = match &flags.server_key {
-        Some(k) => Trust::Key(radial_net::crypto::unhex(k).ok_or_else(|| {
-            CliError::Input(format!("--server-key `{k}`: expected 64 hex digits"))
-        })?),
-        None => Trust::KnownServers(
-            flags
-                .known_servers
-                .clone()
-                .unwrap_or_else(|| config_dir().join("known_servers")),
-        ),
-    };
+    cfg.trust = trust_of(flags.server_key.as_deref(), flags.known_servers.as_ref())?;
     cfg.insecure = flags.insecure;
     cfg.moderate_wakes = !flags.no_wake_moderation;
     cfg.resume = flags.resume;
