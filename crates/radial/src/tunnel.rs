@@ -149,12 +149,14 @@ fn read_clients(file: &Path) -> Result<Vec<[u8; 32]>, CliError> {
     Ok(keys)
 }
 
+/// Where a server hands its stream connections, and the client keys that
+/// may open them.
+pub type Exits = (mpsc::Sender<Connection>, Vec<[u8; 32]>);
+
 /// The stream connections `radial serve --tunnel` takes, and who may open
 /// them: what to set in the server's options, with the thread that runs
 /// each connection's exit started.
-pub fn exits(
-    flags: &ExitFlags,
-) -> Result<Option<(mpsc::Sender<Connection>, Vec<[u8; 32]>)>, CliError> {
+pub fn exits(flags: &ExitFlags) -> Result<Option<Exits>, CliError> {
     if !flags.tunnel {
         return Ok(None);
     }
