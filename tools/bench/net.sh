@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Single-pipe loopback goodput and CPU seconds per GB: `radial get` against
-# `radial serve` (encrypted, and with --insecure), side by side with quinn
+# `radial serve` (encrypted, and with --insecure), one stream of a stream
+# connection (encrypted: radial-net's `fetch` example, client and server in
+# one process), side by side with quinn
 # (QUIC with its defaults: tools/bench/quinn) and the kernel's TCP (iperf3),
 # in one run.
 # Usage: tools/bench/net.sh [SIZE_MB] [REPEAT]   (default 1000 MB, 5 runs)
@@ -20,6 +22,7 @@ if ! command -v iperf3 >/dev/null; then
 fi
 if [ -z "${RADIAL_BIN:-}" ]; then cargo build --release -q -p radial; fi
 cargo build --release -q --manifest-path tools/bench/quinn/Cargo.toml
+cargo build --release -q -p radial-net --example fetch
 radial=${RADIAL_BIN:-target/release/radial}
 quinn=tools/bench/quinn/target/release/quinn-bench
 # In memory where there is a tmpfs: the kernel's writeback of a gigabyte of
@@ -107,11 +110,14 @@ if [ -n "${RADIAL_BASE:-}" ]; then
         echo "| $r | ${row// / | } |"
     done
 else
-echo "| run | radial, encrypted: Mbit/s | CPU s/GB | radial --insecure: Mbit/s | CPU s/GB | quinn: Mbit/s | CPU s/GB | iperf3 TCP: Mbit/s | CPU s/GB |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| run | radial, encrypted: Mbit/s | CPU s/GB | radial --insecure: Mbit/s | CPU s/GB | radial stream: Mbit/s | CPU s/GB | quinn: Mbit/s | CPU s/GB | iperf3 TCP: Mbit/s | CPU s/GB |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for r in $(seq "$repeat"); do
     read -r enc_mbps enc_cpu <<< "$(radial_run)"
     read -r ins_mbps ins_cpu <<< "$(radial_run --insecure)"
+    # "fetch: N MB over 1 path(s) in T s: M Mbit/s, C CPU-s/GB (...)"
+    read -r s_mbps s_cpu <<< "$(target/release/examples/fetch "$size_mb" 1 \
+        | sed -E 's/.*: ([0-9.]+) Mbit\/s, ([0-9.]+) CPU.*/\1 \2/')"
     read -r q_mbps q_cpu <<< "$(quinn_run)"
     i0=$(cpu_of $ipf)
     /usr/bin/time -o "$work/time" -f '%U %S' iperf3 -c 127.0.0.1 -p $((port + 1)) -n "${size_mb}M" -J > "$work/iperf.json"
@@ -119,8 +125,8 @@ for r in $(seq "$repeat"); do
     i1=$(cpu_of $ipf)
     ipf_mbps=$(python3 -c "import json;d=json.load(open('$work/iperf.json'));print(d['end']['sum_received']['bits_per_second']/1e6)")
     ipf_cpu=$(echo "($(echo "$out" | awk '{print $1 + $2}') + $i1 - $i0) / ($size_mb * 1.048576 / 1000)" | bc -l)
-    row=$(printf '%.0f %.2f %.0f %.2f %.0f %.2f %.0f %.2f' "$enc_mbps" "$enc_cpu" \
-        "$ins_mbps" "$ins_cpu" "$q_mbps" "$q_cpu" "$ipf_mbps" "$ipf_cpu")
+    row=$(printf '%.0f %.2f %.0f %.2f %.0f %.2f %.0f %.2f %.0f %.2f' "$enc_mbps" "$enc_cpu" \
+        "$ins_mbps" "$ins_cpu" "$s_mbps" "$s_cpu" "$q_mbps" "$q_cpu" "$ipf_mbps" "$ipf_cpu")
     echo "$row" >> "$work/rows"
     echo "| $r | ${row// / | } |"
 done

@@ -73,6 +73,15 @@ impl fmt::Display for FrameError {
 
 impl std::error::Error for FrameError {}
 
+/// Appends the header of a DATA frame of `len` payload bytes (the payload
+/// follows).
+pub fn emit_data_header(stream: u32, len: usize, fin: bool, out: &mut Vec<u8>) {
+    debug_assert!(len <= MAX_PAYLOAD);
+    out.push(if fin { DATA_FIN } else { DATA });
+    out.extend_from_slice(&stream.to_be_bytes());
+    out.extend_from_slice(&(len as u16).to_be_bytes());
+}
+
 impl Frame {
     /// Appends the frame's bytes.
     pub fn emit(&self, out: &mut Vec<u8>) {
@@ -82,10 +91,7 @@ impl Frame {
                 payload,
                 fin,
             } => {
-                debug_assert!(payload.len() <= MAX_PAYLOAD);
-                out.push(if *fin { DATA_FIN } else { DATA });
-                out.extend_from_slice(&stream.to_be_bytes());
-                out.extend_from_slice(&(payload.len() as u16).to_be_bytes());
+                emit_data_header(*stream, payload.len(), *fin, out);
                 out.extend_from_slice(payload);
             }
             Frame::Credit { stream, limit } => {

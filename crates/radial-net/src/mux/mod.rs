@@ -373,9 +373,11 @@ impl Mux {
             return Ok(Some(0));
         }
         let n = buf.len().min(s.recv.len());
-        for (d, b) in buf.iter_mut().zip(s.recv.drain(..n)) {
-            *d = b;
-        }
+        let (a, b) = s.recv.as_slices();
+        let from_a = n.min(a.len());
+        buf[..from_a].copy_from_slice(&a[..from_a]);
+        buf[from_a..n].copy_from_slice(&b[..n - from_a]);
+        s.recv.drain(..n);
         s.read += n as u64;
         // Raise the credit once half the window is read.
         if !s.fin_received && s.granted - s.read < window / 2 {
@@ -453,15 +455,14 @@ impl Mux {
             if n == 0 && !fin {
                 break;
             }
-            let payload: Vec<u8> = s.queue.drain(..n).collect();
+            frame::emit_data_header(id, n, fin, out);
+            let (a, b) = s.queue.as_slices();
+            let from_a = n.min(a.len());
+            out.extend_from_slice(&a[..from_a]);
+            out.extend_from_slice(&b[..n - from_a]);
+            s.queue.drain(..n);
             s.sent += n as u64;
             s.fin_sent |= fin;
-            Frame::Data {
-                stream: id,
-                payload,
-                fin,
-            }
-            .emit(out);
             self.cursor = Some(id);
             if s.done() {
                 self.streams.remove(&id);

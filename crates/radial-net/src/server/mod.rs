@@ -384,8 +384,10 @@ impl Server {
             wait = wait.min(self.clock.until(t));
         }
         for s in self.conns.values().filter_map(|c| c.streams.as_ref()) {
-            if let Wait::Until(t) = s.wait() {
-                wait = wait.min(t.saturating_duration_since(wall));
+            match s.wait() {
+                Wait::Socket => wait = wait.min(std::time::Duration::from_millis(1)),
+                Wait::Until(t) => wait = wait.min(t.saturating_duration_since(wall)),
+                Wait::No | Wait::Peer => {}
             }
         }
         wait

@@ -12,6 +12,7 @@ use radial_core::{Instant, PathId};
 use super::pipes::Wait;
 use super::pipes::AMPLIFICATION;
 use super::Server;
+use crate::batch::Batch;
 use crate::crypto::HEADER_LEN;
 use crate::crypto::{hex, ClientProof};
 use crate::duplex::{Duplex, DuplexConfig};
@@ -42,6 +43,8 @@ struct PathOut {
     /// Datagrams (room for the seal's header and the envelope, then the
     /// inner datagram) not sent yet.
     held: VecDeque<Vec<u8>>,
+    /// Sealed datagrams the socket would not take yet.
+    stash: Option<Batch>,
 }
 
 impl StreamConn {
@@ -49,11 +52,16 @@ impl StreamConn {
     /// it is worth trying again.
     pub fn wait(&self) -> Wait {
         let mut wait = Wait::No;
-        for o in self.outs.values().filter(|o| !o.held.is_empty()) {
-            wait = match o.guard.next_expiry() {
-                Some(t) => Wait::Until(t),
-                None => Wait::Peer,
-            };
+        for o in self.outs.values() {
+            if o.stash.is_some() {
+                return Wait::Socket;
+            }
+            if !o.held.is_empty() {
+                wait = match o.guard.next_expiry() {
+                    Some(t) => Wait::Until(t),
+                    None => Wait::Peer,
+                };
+            }
         }
         wait
     }
@@ -198,7 +206,7 @@ impl Server {
         let now = self.clock.now();
         let wall = std::time::Instant::now();
         let mut ended = Vec::new();
-        let mut d = Vec::with_capacity(2048);
+        let mut inner = Vec::with_capacity(2048);
         for (cid, c) in &mut self.conns {
             let Some(s) = c.streams.as_mut() else {
                 continue;
@@ -207,17 +215,14 @@ impl Server {
             if g.duplex.poll_timeout().is_some_and(|t| t <= now) {
                 g.duplex.handle_timeout(now);
             }
-            loop {
-                d.clear();
-                d.resize(HEADER_LEN + ENVELOPE_LEN, 0);
-                let mut inner = Vec::new();
-                let Some(p) = g.duplex.poll_transmit(now, &mut inner) else {
-                    break;
-                };
-                d.extend_from_slice(&inner);
+            while let Some(p) = g.duplex.poll_transmit(now, &mut inner) {
                 if let Some(o) = s.outs.get_mut(&p.0) {
                     if o.held.len() < HELD {
-                        o.held.push_back(d.clone());
+                        let mut d =
+                            Vec::with_capacity(HEADER_LEN + ENVELOPE_LEN + inner.len() + 16);
+                        d.resize(HEADER_LEN + ENVELOPE_LEN, 0);
+                        d.extend_from_slice(&inner);
+                        o.held.push_back(d);
                     }
                 }
             }
@@ -227,8 +232,17 @@ impl Server {
             for (id, o) in &mut s.outs {
                 let Some(path) = c.paths.get_mut(id) else {
                     o.held.clear();
+                    o.stash = None;
                     continue;
                 };
+                let (sock, state) = (&self.sockets[path.socket], &self.states[path.socket]);
+                if let Some(b) = o.stash.take() {
+                    self.batch = b;
+                    if self.batch.flush(sock, state).is_err() {
+                        o.stash = Some(std::mem::take(&mut self.batch));
+                        continue;
+                    }
+                }
                 while let Some(mut d) = o.held.pop_front() {
                     let len = d.len() + c.keys.tag_len();
                     let auth = &mut path.auth;
@@ -242,6 +256,13 @@ impl Server {
                         o.held.push_front(d);
                         break;
                     }
+                    if !self.batch.fits(path.peer, len, state.max_gso_segments())
+                        && self.batch.flush(sock, state).is_err()
+                    {
+                        o.stash = Some(std::mem::take(&mut self.batch));
+                        o.held.push_front(d);
+                        break;
+                    }
                     let payload = d.len() - HEADER_LEN - ENVELOPE_LEN;
                     let nonce = self.nonces.draw();
                     crate::guard::stamp(nonce, &mut d[HEADER_LEN..]);
@@ -250,9 +271,10 @@ impl Server {
                     o.guard.sent(nonce, len, wall);
                     auth.tx += len as u64;
                     self.stats.bytes_sent += payload as u64;
-                    // A full socket buffer loses the datagram, as a network
-                    // would; the receivers ask again.
-                    let _ = self.sockets[path.socket].send_to(&d, path.peer);
+                    self.batch.push(path.peer, &d);
+                }
+                if o.stash.is_none() && self.batch.flush(sock, state).is_err() {
+                    o.stash = Some(std::mem::take(&mut self.batch));
                 }
             }
             s.shared.notify();

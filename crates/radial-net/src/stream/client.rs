@@ -20,6 +20,9 @@ use crate::mux::Side;
 
 /// Silence on every path after which the connection ends.
 const SILENCE: Duration = Duration::from_secs(30);
+/// Datagrams at most this long (requests: a header and its pull blocks)
+/// travel bundled.
+const SMALL: usize = 128;
 /// How long a connection every handle dropped may take to deliver what
 /// its streams hold before the driver gives up.
 const LINGER: Duration = Duration::from_secs(10);
@@ -142,13 +145,7 @@ impl Driver {
             if g.duplex.poll_timeout().is_some_and(|t| t <= now) {
                 g.duplex.handle_timeout(now);
             }
-            let mut d = Vec::with_capacity(2048);
-            while let Some(p) = g.duplex.poll_transmit(now, &mut d) {
-                let i = usize::from(p.0);
-                if let Some(path) = self.paths.get_mut(i) {
-                    path.send(i, &d);
-                }
-            }
+            self.transmit(&mut g.duplex, now);
             for (i, p) in self.paths.iter_mut().enumerate() {
                 p.join(self.conn, i, ask::RETRY);
                 p.echo(self.conn, i);
@@ -172,6 +169,31 @@ impl Driver {
             }
             drop(g);
             self.shared.notify();
+        }
+    }
+
+    /// Sends what the connection has to send: each path's requests
+    /// bundled into as few datagrams as fit, data as it is.
+    fn transmit(&mut self, duplex: &mut Duplex, now: radial_core::Instant) {
+        let mut d = Vec::with_capacity(2048);
+        let mut bundles: Vec<Vec<u8>> = vec![Vec::new(); self.paths.len()];
+        while let Some(p) = duplex.poll_transmit(now, &mut d) {
+            let i = usize::from(p.0);
+            let Some(path) = self.paths.get_mut(i) else {
+                continue;
+            };
+            if d.len() > SMALL {
+                path.send(i, &d);
+            } else if !crate::bundle::push(&mut bundles[i], &d) {
+                path.send(i, &bundles[i]);
+                bundles[i].clear();
+                crate::bundle::push(&mut bundles[i], &d);
+            }
+        }
+        for (i, b) in bundles.iter().enumerate() {
+            if !b.is_empty() {
+                self.paths[i].send(i, b);
+            }
         }
     }
 

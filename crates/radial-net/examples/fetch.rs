@@ -1,0 +1,125 @@
+//! One stream, one direction: a server on loopback answers a request for
+//! N bytes on a stream connection, and the client reads them, checks each
+//! against the pattern both ends compute, and prints the goodput and the process's CPU time per
+//! gigabyte (`tools/bench/net.sh` runs it beside iperf3 and quinn).
+//!
+//! Usage: `cargo run --release -p radial-net --example fetch -- [MB] [PATHS]`
+//! (default 300 MB over one path; each path from its own loopback
+//! address).
+
+use std::io::{Read, Write};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Instant;
+
+use radial_net::stream::{connect, ConnectConfig, Connection};
+use radial_net::{PathConfig, Server, ServerOptions, Trust};
+
+/// The bytes a request for `n` gets: a pattern both ends compute.
+fn pattern(at: u64, out: &mut [u8]) {
+    for (i, b) in out.iter_mut().enumerate() {
+        let x = at + i as u64;
+        *b = (x ^ (x >> 11)) as u8;
+    }
+}
+
+/// Serves every stream: reads "n\n", writes n pattern bytes, finishes.
+fn answer(conn: Connection) {
+    while let Ok(s) = conn.accept_stream() {
+        thread::spawn(move || {
+            let (mut r, mut w) = s.split();
+            let mut line = Vec::new();
+            let mut b = [0u8; 1];
+            while r.read(&mut b).unwrap_or(0) == 1 && b[0] != b'\n' {
+                line.push(b[0]);
+            }
+            let n: u64 = String::from_utf8_lossy(&line).trim().parse().unwrap_or(0);
+            let mut buf = vec![0u8; 64 * 1024];
+            let mut at = 0;
+            while at < n {
+                let k = (n - at).min(buf.len() as u64) as usize;
+                pattern(at, &mut buf[..k]);
+                if w.write_all(&buf[..k]).is_err() {
+                    return;
+                }
+                at += k as u64;
+            }
+            let _ = w.finish();
+        });
+    }
+}
+
+/// User and system CPU seconds of this process so far.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    let ticks: f64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i).and_then(|f| f.parse::<f64>().ok()))
+        .sum();
+    ticks / 100.0
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mb: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(300);
+    let paths: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
+    let n = mb * 1_000_000;
+    let (tx, rx) = mpsc::channel();
+    let dir = std::env::temp_dir().join(format!("radial-fetch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let opts = ServerOptions {
+        streams: Some(tx),
+        ..ServerOptions::default()
+    };
+    let mut server = Server::with_options(&dir, &["127.0.0.1:0".parse().unwrap()], opts).unwrap();
+    let addr = server.local_addrs()[0];
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let s = stop.clone();
+    let srv = thread::spawn(move || server.run(&s));
+    thread::spawn(move || {
+        for conn in rx {
+            thread::spawn(move || answer(conn));
+        }
+    });
+    let paths: Vec<PathConfig> = (0..paths)
+        .map(|i| PathConfig {
+            via: format!("127.0.1.{}:0", i + 1).parse().unwrap(),
+            to: addr,
+        })
+        .collect();
+    let conn = connect(&ConnectConfig::new(&paths, Trust::Any)).unwrap();
+    let (cpu0, t0) = (cpu_seconds(), Instant::now());
+    let (mut r, mut w) = conn.open_stream().unwrap().split();
+    w.write_all(format!("{n}\n").as_bytes()).unwrap();
+    w.finish().unwrap();
+    let mut got = 0u64;
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut expect = vec![0u8; 64 * 1024];
+    loop {
+        let k = r.read(&mut buf).unwrap();
+        if k == 0 {
+            break;
+        }
+        pattern(got, &mut expect[..k]);
+        assert!(buf[..k] == expect[..k], "the bytes at {got} differ");
+        got += k as u64;
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu0;
+    assert_eq!(got, n, "every byte");
+    println!(
+        "fetch: {mb} MB over {} path(s) in {secs:.2} s: {:.1} Mbit/s, {:.2} CPU-s/GB (client and server)",
+        paths.len(),
+        n as f64 * 8.0 / secs / 1e6,
+        cpu / (n as f64 / 1e9)
+    );
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = srv.join();
+    let _ = std::fs::remove_dir_all(&dir);
+}
