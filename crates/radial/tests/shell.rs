@@ -307,3 +307,86 @@ fn without_root_it_says_what_it_needs() {
     assert!(err.contains("radial emulate"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn curl_through_radial_tunnel_fetches_a_file_over_both_paths_and_through_an_outage() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !can_shell() {
+        return;
+    }
+    let files = scratch("tunnel-files");
+    std::fs::create_dir_all(&files).unwrap();
+    let data: Vec<u8> = (0..16_000_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
+        .collect();
+    std::fs::write(files.join("f.bin"), &data).unwrap();
+    let key_file = scratch("tunnel-client.key");
+    let key = radial_net::crypto::ClientKey::load_or_create(&key_file).unwrap();
+    let clients = scratch("tunnel-clients");
+    std::fs::write(&clients, radial_net::crypto::hex(&key.public()) + "\n").unwrap();
+    // Path 0 goes down 3 s after the command starts, for 3 s: the 16 MB
+    // take at least 6.4 s at both paths' 20 Mbit/s.
+    let file = scenario(
+        "tunnel.toml",
+        "[[path]]\nrate = \"10Mbit/s\"\ndelay = \"20ms\"\n\
+         [[path]]\nrate = \"10Mbit/s\"\ndelay = \"40ms\"\n\
+         [[schedule]]\nat = \"3s\"\npath = 0\naction = \"down\"\n\
+         [[schedule]]\nat = \"6s\"\npath = 0\naction = \"up\"\n",
+    );
+    let bin = env!("CARGO_BIN_EXE_radial");
+    let out_file = scratch("tunnel-f.out");
+    let log = scratch("tunnel.out");
+    let _ = std::fs::remove_file(&out_file);
+    let host = format!(
+        "{bin} tunnel radial://10.255.0.1:7400 --via 10.0.0.2 --via 10.0.1.2 \
+             --socks 127.0.0.1:1080 --key {key} >{log} 2>&1 & t=$!; \
+         for i in $(seq 100); do grep -q 'tunnel to' {log} && break; sleep 0.1; done; \
+         curl -sS --retry 10 --retry-delay 1 --retry-all-errors \
+             --socks5-hostname 127.0.0.1:1080 http://10.255.0.1:8080/f.bin -o {out} \
+             -w '%{{time_total}}\\n'; s=$?; \
+         cat /sys/class/net/path0/statistics/rx_bytes /sys/class/net/path1/statistics/rx_bytes; \
+         kill $t; exit $s",
+        key = key_file.display(),
+        log = log.display(),
+        out = out_file.display(),
+    );
+    let out = run(radial().arg("shell").arg(&file).args([
+        "--server",
+        &format!(
+            "{bin} serve --root {files} --listen 10.255.0.1:7400 --tunnel \
+             --tunnel-clients {clients} --tunnel-allow 10.255.0.0/24 >/dev/null 2>&1",
+            files = files.display(),
+            clients = clients.display()
+        ),
+        "--server",
+        &format!(
+            "cd {} && exec python3 -m http.server 8080 --bind 10.255.0.1 >/dev/null 2>&1",
+            files.display()
+        ),
+        "--",
+        "sh",
+        "-c",
+        &host,
+    ]));
+    eprintln!("{}", std::fs::read_to_string(&log).unwrap_or_default());
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "curl failed: {text}");
+    assert!(
+        std::fs::read(&out_file).unwrap() == data,
+        "the file came whole"
+    );
+    let v: Vec<f64> = text
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let [seconds, rx0, rx1] = v[..] else {
+        panic!("expected the time and two byte counts: {text}")
+    };
+    assert!(
+        seconds > 3.0,
+        "the download spanned the outage: {seconds} s"
+    );
+    for (path, rx) in [(0, rx0), (1, rx1)] {
+        assert!(rx > 2e6, "path {path} carried {rx} bytes");
+    }
+}

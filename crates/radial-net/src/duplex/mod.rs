@@ -58,6 +58,12 @@ pub struct DuplexConfig {
     /// Most bytes of the outgoing sequence held at once: written by the
     /// streams and not yet in order at the peer.
     pub send_limit: usize,
+    /// Most bytes the streams hold received and not yet read, together:
+    /// past it the connection takes nothing more from its receiver, whose
+    /// buffer then fills and holds the peer's senders back (flow control
+    /// for the connection as a whole; each stream's window bounds one
+    /// stream).
+    pub recv_limit: usize,
 }
 
 impl DuplexConfig {
@@ -72,6 +78,7 @@ impl DuplexConfig {
             outbound: rcp_config(u32::from(conn)),
             mux: MuxConfig::default(),
             send_limit: usize::try_from(inbound.rwnd_bytes()).unwrap_or(usize::MAX),
+            recv_limit: usize::try_from(inbound.rwnd_bytes()).unwrap_or(usize::MAX),
         }
     }
 }
@@ -241,7 +248,8 @@ impl Duplex {
         }
     }
 
-    /// Moves what the receiver holds in order into the streams.
+    /// Moves what the receiver holds in order into the streams, while they
+    /// hold less than [`DuplexConfig::recv_limit`] unread.
     fn drain_inbound(&mut self) {
         while let Some(e) = self.inbound.poll_app_event() {
             match e {
@@ -253,7 +261,8 @@ impl Duplex {
             return;
         }
         loop {
-            let n = self.inbound.read(&mut self.scratch);
+            let room = self.config.recv_limit.saturating_sub(self.mux.buffered());
+            let n = self.inbound.read(&mut self.scratch[..room.min(READ_CHUNK)]);
             if n == 0 {
                 break;
             }
@@ -272,6 +281,8 @@ impl Duplex {
         if self.failed.is_some() {
             return None;
         }
+        // The application may have read: take what waited in the receiver.
+        self.drain_inbound();
         self.outbound.fill(&mut self.mux);
         self.outbound_first = !self.outbound_first;
         for first in [self.outbound_first, !self.outbound_first] {

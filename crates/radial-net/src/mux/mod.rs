@@ -92,7 +92,7 @@ pub struct MuxConfig {
 impl Default for MuxConfig {
     fn default() -> Self {
         MuxConfig {
-            window: 256 * 1024,
+            window: 1024 * 1024,
             send_buffer: 256 * 1024,
             max_streams: 256,
         }
@@ -385,6 +385,12 @@ impl Mux {
             s.credit_due = true;
         }
         Ok(Some(n))
+    }
+
+    /// Bytes held received and not yet read: every stream's, and the
+    /// start of a frame not wholly received.
+    pub fn buffered(&self) -> usize {
+        self.partial.len() + self.streams.values().map(|s| s.recv.len()).sum::<usize>()
     }
 
     /// Bytes `id` holds received and not yet read.
