@@ -17,8 +17,9 @@ use radial_net::session::Message;
 use radial_net::{get, hash_file, GetConfig};
 
 mod common;
-use common::raw::{open_and_pull, pipe_id, pull, Raw, CONTROL};
+use common::raw::{open_and_pull, pipe_id, pull, syn, Raw, CONTROL};
 use common::serve;
+use radial_net::guard::open;
 
 #[test]
 fn a_short_hello_or_get_gets_no_answer() {
@@ -165,6 +166,47 @@ fn an_unproven_address_gets_at_most_three_times_what_it_sent() {
     );
     let stats = f.stats();
     assert!(stats.amplification_waits > 0, "{stats:?}");
+}
+
+#[test]
+fn an_echo_of_what_reached_an_address_proves_it_as_a_validate_would() {
+    let f = serve("echo-proves", 2_000_000);
+    let mut a = Raw::new(f.server);
+    a.connect(9);
+    let keys = a.keys.take().unwrap();
+    // Joined, and its VALIDATE lost: the address is not proven.
+    let mut p = a.another_path("127.0.0.1", keys);
+    p.join(9, 0).expect("joined");
+    p.send_sealed(0, &syn(9, 0));
+    let (isn, nonce) = p
+        .wait_for(Duration::from_millis(200), |_, d| {
+            let (nonce, inner) = open(d)?;
+            RcpHeader::parse(inner).ok().map(|(h, _)| (h.seq, nonce))
+        })
+        .expect("SYN+ACK");
+    p.send_sealed(0, &pull(9, isn, 1, 0, 50_000));
+    p.collect(Duration::from_millis(300));
+    assert!(
+        p.received <= 3 * p.sent,
+        "received {} for {} sent",
+        p.received,
+        p.sent
+    );
+    // An honest receiver echoes the nonce of what reached it (here the
+    // SYN+ACK's): only a receiver at the address can, so the address is
+    // proven and the rest flows.
+    let echo = Message::Echo {
+        conn: 9,
+        path: 0,
+        nonces: vec![nonce],
+    };
+    p.send_msg(0, &echo);
+    p.collect_and_echo(9, Duration::from_millis(500));
+    assert!(
+        p.received > 50_000,
+        "received {} after the echo",
+        p.received
+    );
 }
 
 #[test]

@@ -86,27 +86,25 @@ impl Server {
                     challenge: p.auth.challenge,
                 };
                 self.send_message(cid, id, &reply);
+                if streams {
+                    self.stream_path_joined(cid, id, now);
+                }
             }
             Message::Validate { path, echo, .. } if path == id => {
                 let Some(p) = self.conns.get_mut(&cid).and_then(|c| c.paths.get_mut(&id)) else {
                     return;
                 };
-                if echo != p.auth.challenge {
+                if echo == p.auth.challenge {
+                    self.validated(cid, id);
+                } else {
                     self.stats.rejected += 1;
-                } else if !p.auth.validated {
-                    p.auth.validated = true;
-                    self.unvalidated.remove(Prefix::of(p.peer.ip()));
-                    if let Some(pipe) = p.pipe.as_mut() {
-                        pipe.wait = Wait::No;
-                    }
-                    if streams {
-                        self.stream_path_validated(cid, id, now);
-                    }
                 }
             }
             Message::Echo { path, nonces, .. } if path == id && streams => {
-                if !self.stream_echo(cid, id, &nonces) {
-                    self.stats.dropped += 1;
+                match self.stream_echo(cid, id, &nonces) {
+                    None => self.stats.dropped += 1,
+                    Some(true) => self.validated(cid, id),
+                    Some(false) => {}
                 }
             }
             Message::Echo { path, nonces, .. } if path == id => {
@@ -120,12 +118,33 @@ impl Server {
                     return;
                 };
                 let wall = std::time::Instant::now();
+                let mut proven = false;
                 for n in nonces {
-                    pipe.guard.echoed(n, wall);
+                    proven |= pipe.guard.echoed(n, wall);
                 }
                 pipe.wait = Wait::No;
+                if proven {
+                    self.validated(cid, id);
+                }
             }
             _ => self.stats.rejected += 1,
+        }
+    }
+
+    /// Path `id` of `cid` proved its address receives: it echoed the
+    /// path's challenge (VALIDATE), or a nonce only a datagram sent there
+    /// carried (ECHO), so a lost VALIDATE never leaves a working path
+    /// under the three-times limit. Its limit is lifted.
+    fn validated(&mut self, cid: u64, id: u16) {
+        let Some(p) = self.conns.get_mut(&cid).and_then(|c| c.paths.get_mut(&id)) else {
+            return;
+        };
+        if !p.auth.validated {
+            p.auth.validated = true;
+            self.unvalidated.remove(Prefix::of(p.peer.ip()));
+            if let Some(pipe) = p.pipe.as_mut() {
+                pipe.wait = Wait::No;
+            }
         }
     }
 

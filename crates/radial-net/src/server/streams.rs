@@ -156,9 +156,10 @@ impl Server {
         Message::Opened { conn }
     }
 
-    /// Path `id` of stream connection `cid` proved its address: both
-    /// directions open pipes on it.
-    pub(super) fn stream_path_validated(&mut self, cid: u64, id: u16, now: Instant) {
+    /// Path `id` of stream connection `cid` joined: both directions open
+    /// pipes on it (what the server sends there stays within three times
+    /// what it received until the path proves its address).
+    pub(super) fn stream_path_joined(&mut self, cid: u64, id: u16, now: Instant) {
         let Some(s) = self.conns.get_mut(&cid).and_then(|c| c.streams.as_mut()) else {
             return;
         };
@@ -169,19 +170,17 @@ impl Server {
     }
 
     /// An echo of path `id` of stream connection `cid`: its nonces prove
-    /// receipt.
-    pub(super) fn stream_echo(&mut self, cid: u64, id: u16, nonces: &[u32]) -> bool {
-        let Some(s) = self.conns.get_mut(&cid).and_then(|c| c.streams.as_mut()) else {
-            return false;
-        };
-        let Some(o) = s.outs.get_mut(&id) else {
-            return false;
-        };
+    /// receipt. `None` for a path with nothing sent; else whether a nonce
+    /// was one outstanding there (which proves the address receives).
+    pub(super) fn stream_echo(&mut self, cid: u64, id: u16, nonces: &[u32]) -> Option<bool> {
+        let s = self.conns.get_mut(&cid).and_then(|c| c.streams.as_mut())?;
+        let o = s.outs.get_mut(&id)?;
         let wall = std::time::Instant::now();
+        let mut proven = false;
         for &n in nonces {
-            o.guard.echoed(n, wall);
+            proven |= o.guard.echoed(n, wall);
         }
-        true
+        Some(proven)
     }
 
     /// RCP datagrams (`inner`: one, or a bundle) on path `id` of stream
