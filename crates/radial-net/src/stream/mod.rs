@@ -26,6 +26,8 @@
 //! s.read_to_end(&mut back).unwrap();
 //! ```
 
+#[cfg(feature = "tokio")]
+mod async_io;
 mod client;
 
 use std::fmt;
@@ -93,6 +95,18 @@ pub(crate) struct State {
     pub duplex: Duplex,
     /// Why it ended, once it did.
     pub ended: Option<ConnectionError>,
+    /// Tasks waiting for the next turn (asynchronous reads and writes).
+    wakers: Vec<std::task::Waker>,
+}
+
+impl State {
+    /// Wakes `w` after the driver's next turn.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    fn wake_later(&mut self, w: &std::task::Waker) {
+        if !self.wakers.iter().any(|x| x.will_wake(w)) {
+            self.wakers.push(w.clone());
+        }
+    }
 }
 
 impl Shared {
@@ -102,6 +116,7 @@ impl Shared {
             state: Mutex::new(State {
                 duplex,
                 ended: None,
+                wakers: Vec::new(),
             }),
             changed: Condvar::new(),
             wake: Box::new(wake),
@@ -117,6 +132,10 @@ impl Shared {
     /// look again.
     pub(crate) fn notify(&self) {
         self.changed.notify_all();
+        let wakers = std::mem::take(&mut self.lock().wakers);
+        for w in wakers {
+            w.wake();
+        }
     }
 
     fn wait<'a>(&self, g: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
@@ -334,55 +353,70 @@ impl RecvStream {
     }
 }
 
+impl RecvStream {
+    /// Reads what is there into `buf` under the lock `g`; `None` when
+    /// nothing is there yet (the caller waits for the driver's turn).
+    fn try_read(&mut self, g: &mut State, buf: &mut [u8]) -> Option<io::Result<usize>> {
+        if buf.is_empty() || self.read_to_end {
+            return Some(Ok(0));
+        }
+        match g.duplex.streams().read(self.id, buf) {
+            Ok(Some(n)) => {
+                self.read_to_end = n == 0;
+                if g.duplex.streams().wants_transmit() {
+                    (self.shared.wake)();
+                }
+                Some(Ok(n))
+            }
+            Ok(None) => g.ended.as_ref().map(|e| Err(e.clone().into())),
+            Err(e) => Some(Err(stream_error(e))),
+        }
+    }
+}
+
+impl SendStream {
+    /// Writes what fits of `buf` under the lock `g`; `None` when nothing
+    /// fits yet (the caller waits for the driver's turn).
+    fn try_write(&mut self, g: &mut State, buf: &[u8]) -> Option<io::Result<usize>> {
+        if buf.is_empty() {
+            return Some(Ok(0));
+        }
+        if let Some(e) = &g.ended {
+            return Some(Err(e.clone().into()));
+        }
+        match g.duplex.streams().write(self.id, buf) {
+            Ok(0) => None,
+            Ok(n) => {
+                (self.shared.wake)();
+                Some(Ok(n))
+            }
+            Err(e) => Some(Err(stream_error(e))),
+        }
+    }
+}
+
 impl io::Read for RecvStream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if buf.is_empty() || self.read_to_end {
-            return Ok(0);
-        }
-        let mut g = self.shared.lock();
+        let shared = self.shared.clone();
+        let mut g = shared.lock();
         loop {
-            match g.duplex.streams().read(self.id, buf) {
-                Ok(Some(n)) => {
-                    let credit = g.duplex.streams().wants_transmit();
-                    drop(g);
-                    self.read_to_end = n == 0;
-                    if credit {
-                        (self.shared.wake)();
-                    }
-                    return Ok(n);
-                }
-                Ok(None) => {}
-                Err(e) => return Err(stream_error(e)),
+            if let Some(r) = self.try_read(&mut g, buf) {
+                return r;
             }
-            if let Some(e) = &g.ended {
-                return Err(e.clone().into());
-            }
-            g = self.shared.wait(g);
+            g = shared.wait(g);
         }
     }
 }
 
 impl io::Write for SendStream {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        let mut g = self.shared.lock();
+        let shared = self.shared.clone();
+        let mut g = shared.lock();
         loop {
-            if let Some(e) = &g.ended {
-                return Err(e.clone().into());
+            if let Some(r) = self.try_write(&mut g, buf) {
+                return r;
             }
-            let n = g
-                .duplex
-                .streams()
-                .write(self.id, buf)
-                .map_err(stream_error)?;
-            if n > 0 {
-                drop(g);
-                (self.shared.wake)();
-                return Ok(n);
-            }
-            g = self.shared.wait(g);
+            g = shared.wait(g);
         }
     }
 
