@@ -158,3 +158,62 @@ fn a_server_that_lists_its_clients_admits_those_only() {
     let conn = with(Some(listed)).unwrap();
     echo_streams(&conn, 2, 100_000);
 }
+
+#[test]
+fn a_connection_the_host_closes_ends_at_both_ends() {
+    let (tx, rx) = mpsc::channel::<Connection>();
+    let (ended_tx, ended_rx) = mpsc::channel();
+    thread::spawn(move || {
+        for conn in rx {
+            let ended_tx = ended_tx.clone();
+            thread::spawn(move || {
+                let why = loop {
+                    match conn.accept_stream() {
+                        Ok(s) => {
+                            thread::spawn(move || {
+                                let (mut r, mut w) = s.split();
+                                let _ = std::io::copy(&mut r, &mut w);
+                                let _ = w.finish();
+                            });
+                        }
+                        Err(e) => break e,
+                    }
+                };
+                let _ = ended_tx.send(why);
+            });
+        }
+    });
+    let f = serve_opts(
+        "streams-close",
+        1,
+        ServerOptions {
+            streams: Some(tx),
+            ..ServerOptions::default()
+        },
+    );
+    let paths = [PathConfig {
+        via: "127.0.0.1:0".parse().unwrap(),
+        to: f.server,
+    }];
+    let conn = connect(&ConnectConfig::new(&paths, Trust::Any)).unwrap();
+    echo_streams(&conn, 2, 50_000);
+    conn.close();
+    // The server's application learns it: its accept ends.
+    let why = ended_rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the server's accept ended");
+    assert_eq!(why, radial_net::stream::ConnectionError::Closed);
+    // And the host's connection ends once both sides closed.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while conn.ended().is_none() && std::time::Instant::now() < deadline {
+        thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(
+        conn.ended(),
+        Some(radial_net::stream::ConnectionError::Closed)
+    );
+    assert!(
+        conn.open_stream().is_err(),
+        "no stream opens on a closed connection"
+    );
+}

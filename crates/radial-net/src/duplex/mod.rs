@@ -283,6 +283,10 @@ impl Duplex {
         }
         // The application may have read: take what waited in the receiver.
         self.drain_inbound();
+        // The peer closed and no stream is left: this side closes too.
+        if self.peer_closed && self.mux.open_streams() == 0 {
+            self.outbound.close();
+        }
         self.outbound.fill(&mut self.mux);
         self.outbound_first = !self.outbound_first;
         for first in [self.outbound_first, !self.outbound_first] {
@@ -317,10 +321,29 @@ impl Duplex {
         self.outbound.on_timeout(now);
     }
 
-    /// Ends the outgoing sequence once the streams have sent what they
-    /// hold; the peer's receiver then closes its pipes.
+    /// Ends the outgoing sequence once every stream has ended both ways
+    /// and sent what it holds; the peer's receiver then closes its pipes.
+    /// No stream opens after it.
     pub fn close(&mut self) {
         self.outbound.close();
+    }
+
+    /// [`Duplex::close`] was called, or the peer closed and no stream was
+    /// left: no stream opens any more.
+    pub fn is_closing(&self) -> bool {
+        self.outbound.is_closing()
+    }
+
+    /// The peer ended its sequence: it opens no more streams.
+    pub fn peer_closed(&self) -> bool {
+        self.peer_closed
+    }
+
+    /// The application has something to let go: a CREDIT to send, or
+    /// bytes waiting in the receiver that the streams' limit held back
+    /// (the driver should take a turn).
+    pub fn wants_turn(&self) -> bool {
+        self.mux.wants_transmit() || self.inbound.delivered() > self.stats.received
     }
 
     /// The first pipe of the incoming direction is open.
@@ -328,9 +351,10 @@ impl Duplex {
         self.established
     }
 
-    /// Both sequences ended and were received whole.
+    /// Both sequences ended and were received whole, and every byte that
+    /// came has been handed to the streams.
     pub fn is_closed(&self) -> bool {
-        self.peer_closed && self.outbound.done()
+        self.peer_closed && self.outbound.done() && self.stats.received == self.inbound.delivered()
     }
 
     /// Why the connection ended, if it failed.

@@ -98,7 +98,9 @@ impl Outbound {
             self.bytes.extend(std::iter::repeat_n(0, pad));
         }
         self.stream.extend_to(self.base + self.bytes.len() as u64);
-        if self.closing && !mux.wants_transmit() {
+        // The sequence ends once every stream has ended both ways: until
+        // then a stream may still send, or owe its peer a CREDIT.
+        if self.closing && mux.open_streams() == 0 && !mux.wants_transmit() {
             self.stream.close();
         }
         if (self.stream.end(), self.stream.is_closed()) != before {
@@ -120,6 +122,11 @@ impl Outbound {
     /// the mux still has.
     pub(super) fn close(&mut self) {
         self.closing = true;
+    }
+
+    /// The application asked to close.
+    pub(super) fn is_closing(&self) -> bool {
+        self.closing
     }
 
     /// The peer's receiver holds every byte of a closed sequence.

@@ -486,3 +486,51 @@ fn a_stream_nobody_reads_holds_what_the_connection_allows_and_completes_once_rea
         data.len()
     );
 }
+
+#[test]
+fn a_host_that_closes_after_its_request_still_reads_a_long_answer_and_both_ends_close() {
+    let mut net = Net::new(&[Link::new(20, 10), Link::new(10, 30)]);
+    let answer = bytes_of(1, 3_000_000);
+    let id = net.ends[HOST].streams().open().unwrap();
+    net.ends[HOST].streams().write(id, b"GET").unwrap();
+    net.ends[HOST].streams().finish(id).unwrap();
+    // Closed at once: the stream is not done, so the connection waits.
+    net.ends[HOST].close();
+    let (mut written, mut got, mut sid) = (0, Vec::new(), None);
+    let mut buf = vec![0u8; 64 * 1024];
+    while net.now < Instant::from_millis(60_000) {
+        let s = net.ends[SERVER].streams();
+        sid = sid.or_else(|| s.accept());
+        if let Some(sid) = sid {
+            if written < answer.len() {
+                written += s.write(sid, &answer[written..]).unwrap();
+            } else {
+                let _ = s.finish(sid);
+            }
+            while let Ok(Some(n @ 1..)) = s.read(sid, &mut buf) {
+                assert_eq!(&buf[..n], &b"GET"[..n]);
+            }
+        }
+        let h = net.ends[HOST].streams();
+        loop {
+            match h.read(id, &mut buf) {
+                Ok(Some(n @ 1..)) => got.extend_from_slice(&buf[..n]),
+                _ => break,
+            }
+        }
+        if net.ends.iter().all(Duplex::is_closed) {
+            break;
+        }
+        let until = net.now + Duration::from_millis(20);
+        if !net.step(until) {
+            net.now = until;
+        }
+    }
+    assert!(got == answer, "{} of {} bytes", got.len(), answer.len());
+    assert!(net.ends[HOST].is_closed(), "the host's side closed");
+    assert!(
+        net.ends[SERVER].is_closed(),
+        "the server closed after the host"
+    );
+    assert!(net.ends[SERVER].peer_closed());
+}

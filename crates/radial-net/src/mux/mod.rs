@@ -68,6 +68,11 @@ impl fmt::Display for StreamId {
 /// peer's configured window is not known until its first CREDIT.
 pub const INITIAL_CREDIT: u64 = 64 * 1024;
 
+/// Most RESET frames waiting to be sent: each refusal of a stream past
+/// [`MuxConfig::max_streams`] queues one, and a peer may not make the
+/// queue grow past this.
+pub const MAX_RESETS: usize = 1024;
+
 /// Reset codes the mux itself uses; applications may use others.
 pub mod reset_code {
     /// The receiver already holds as many streams as it accepts.
@@ -119,6 +124,12 @@ pub enum MuxError {
         /// The stream.
         stream: u32,
     },
+    /// The peer opened this stream with [`MAX_RESETS`] refusals of its
+    /// earlier ones still waiting to be sent.
+    TooManyStreams {
+        /// The stream.
+        stream: u32,
+    },
 }
 
 impl fmt::Display for MuxError {
@@ -137,6 +148,10 @@ impl fmt::Display for MuxError {
             MuxError::DataAfterFin { stream } => {
                 write!(f, "stream {stream}: the peer sent bytes after ending it")
             }
+            MuxError::TooManyStreams { stream } => write!(
+                f,
+                "stream {stream}: the peer keeps opening streams past its limit"
+            ),
         }
     }
 }
@@ -562,6 +577,12 @@ impl Mux {
             }
             let held = self.streams.values().filter(|s| s.remote).count();
             if held >= self.config.max_streams {
+                // A peer that keeps opening streams it was refused, faster
+                // than the refusals leave, ends the connection rather than
+                // growing their queue.
+                if self.resets.len() >= MAX_RESETS {
+                    return Err(MuxError::TooManyStreams { stream: id });
+                }
                 self.resets.push_back(Frame::Reset {
                     stream: id,
                     code: reset_code::REFUSED,

@@ -322,6 +322,40 @@ fn streams_past_the_limit_are_refused() {
 }
 
 #[test]
+fn a_peer_opening_refused_streams_faster_than_refusals_leave_ends_the_connection() {
+    let config = MuxConfig {
+        max_streams: 1,
+        ..MuxConfig::default()
+    };
+    let (_, mut server) = pair(config);
+    // Empty DATA+FIN frames on ever new host streams, nothing sent back.
+    let mut wire = Vec::new();
+    for k in 0..=MAX_RESETS as u32 + 1 {
+        Frame::Data {
+            stream: 2 * k,
+            payload: Vec::new(),
+            fin: true,
+        }
+        .emit(&mut wire);
+    }
+    let last = 2 * (MAX_RESETS as u32 + 1);
+    assert_eq!(
+        server.on_bytes(&wire),
+        Err(MuxError::TooManyStreams { stream: last })
+    );
+    // Its refusals were held to the cap.
+    let mut out = Vec::new();
+    server.poll_transmit(usize::MAX, &mut out);
+    let mut refusals = 0;
+    let mut rest = &out[..];
+    while let Ok(Some((f, n))) = Frame::parse(rest) {
+        refusals += usize::from(matches!(f, Frame::Reset { .. }));
+        rest = &rest[n..];
+    }
+    assert_eq!(refusals, MAX_RESETS);
+}
+
+#[test]
 fn a_finished_stream_takes_no_more_and_its_reader_sees_the_end() {
     let (mut host, mut server) = pair(MuxConfig::default());
     let id = server.open().unwrap();

@@ -110,6 +110,7 @@ impl Server {
                 streams: None,
                 paths: HashMap::new(),
                 last_active: now,
+                pn_floor: 0,
             },
         );
         self.hellos.insert((peer, tag), cid);

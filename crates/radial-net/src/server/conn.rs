@@ -77,6 +77,11 @@ pub struct Conn {
     pub paths: HashMap<u16, Path>,
     /// When anything authentic last arrived.
     pub last_active: Instant,
+    /// Every packet number the server sent on a path it has since
+    /// forgotten is below this: a path made again under the same number
+    /// starts here, so no (path, packet number) nonce is ever used twice
+    /// under the connection's key.
+    pub pn_floor: u64,
 }
 
 impl Conn {

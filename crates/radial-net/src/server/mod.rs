@@ -619,7 +619,11 @@ impl Server {
 
     fn forget_path(&mut self, (cid, id): (u64, u16)) {
         self.forget_pipe((cid, id));
-        if let Some(p) = self.conns.get_mut(&cid).and_then(|c| c.paths.remove(&id)) {
+        let Some(c) = self.conns.get_mut(&cid) else {
+            return;
+        };
+        if let Some(p) = c.paths.remove(&id) {
+            c.pn_floor = c.pn_floor.max(p.pn);
             if !p.auth.validated {
                 self.unvalidated.remove(Prefix::of(p.peer.ip()));
             }
@@ -679,7 +683,10 @@ impl Server {
                     Some(pipe) if now - pipe.last_heard >= PIPE_IDLE => {
                         idle_pipes.push((*cid, *id));
                     }
-                    None if now - p.auth.joined >= SESSION_IDLE => idle_paths.push((*cid, *id)),
+                    // A stream connection's paths live as long as it does.
+                    None if c.streams.is_none() && now - p.auth.joined >= SESSION_IDLE => {
+                        idle_paths.push((*cid, *id));
+                    }
                     _ => {}
                 }
             }

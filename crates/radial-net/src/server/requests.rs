@@ -197,7 +197,7 @@ impl Server {
                 socket: s,
                 peer,
                 replay,
-                pn: 0,
+                pn: c.pn_floor,
                 auth: PathAuth {
                     challenge: random(),
                     validated: false,

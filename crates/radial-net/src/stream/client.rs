@@ -159,8 +159,9 @@ impl Driver {
             if self.paths.iter().all(|p| p.heard.elapsed() > SILENCE) {
                 return Ok(ConnectionError::TimedOut(SILENCE.as_secs()));
             }
-            // Every handle dropped: deliver what the streams hold, then end.
-            if Arc::strong_count(&self.shared) == 1 {
+            // Every handle dropped (this loop holds two: the driver's and
+            // the turn's): deliver what the streams hold, then end.
+            if Arc::strong_count(&self.shared) <= 2 {
                 g.duplex.close();
                 let since = *orphaned.get_or_insert_with(std::time::Instant::now);
                 if since.elapsed() > LINGER {

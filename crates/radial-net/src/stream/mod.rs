@@ -189,6 +189,9 @@ impl Connection {
         if let Some(e) = &g.ended {
             return Err(e.clone());
         }
+        if g.duplex.is_closing() || g.duplex.peer_closed() {
+            return Err(ConnectionError::Closed);
+        }
         let id = g
             .duplex
             .streams()
@@ -206,6 +209,10 @@ impl Connection {
             }
             if let Some(e) = &g.ended {
                 return Err(e.clone());
+            }
+            // The peer closed: it opens no more.
+            if g.duplex.peer_closed() {
+                return Err(ConnectionError::Closed);
             }
             g = self.shared.wait(g);
         }
@@ -322,6 +329,14 @@ impl SendStream {
         self.id.0
     }
 
+    /// Abandons the stream both ways with `code`: the peer's reads and
+    /// writes on it fail, and what this half had not sent is dropped.
+    pub fn reset(&mut self, code: u32) {
+        self.finished = true;
+        self.shared.lock().duplex.streams().reset(self.id, code);
+        (self.shared.wake)();
+    }
+
     /// Ends the sending half after what was written; the peer reads to
     /// its end.
     pub fn finish(&mut self) -> io::Result<()> {
@@ -363,7 +378,7 @@ impl RecvStream {
         match g.duplex.streams().read(self.id, buf) {
             Ok(Some(n)) => {
                 self.read_to_end = n == 0;
-                if g.duplex.streams().wants_transmit() {
+                if g.duplex.wants_turn() {
                     (self.shared.wake)();
                 }
                 Some(Ok(n))

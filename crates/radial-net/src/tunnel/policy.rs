@@ -110,7 +110,7 @@ impl fmt::Display for Cidr {
 /// The ranges a tunnel refuses unless an allowed range names them (IANA's
 /// special-purpose registries, RFC 6890, for the ranges a server should not
 /// reach on a stranger's behalf), with what each is.
-pub const SPECIAL: [(&str, &str); 16] = [
+pub const SPECIAL: [(&str, &str); 19] = [
     ("0.0.0.0/8", "this network"),
     ("10.0.0.0/8", "private"),
     ("100.64.0.0/10", "shared address space"),
@@ -127,6 +127,11 @@ pub const SPECIAL: [(&str, &str); 16] = [
     ("fe80::/10", "link-local"),
     ("ff00::/8", "multicast"),
     ("2001:db8::/32", "documentation"),
+    // IPv6 ranges that carry IPv4 addresses inside (a server with NAT64 or
+    // a 6to4 relay would reach a private IPv4 address through them).
+    ("64:ff9b::/96", "IPv4/IPv6 translation"),
+    ("64:ff9b:1::/48", "local IPv4/IPv6 translation"),
+    ("2002::/16", "6to4"),
 ];
 
 /// Why a destination is refused.
@@ -246,6 +251,9 @@ mod tests {
             "ff02::1",
             "::ffff:127.0.0.1",
             "::ffff:10.0.0.1",
+            // IPv4 inside IPv6: NAT64's and 6to4's forms of 10.0.0.1.
+            "64:ff9b::a00:1",
+            "2002:a00:1::1",
         ] {
             assert!(
                 matches!(p.check(ip(special)), Err(Refusal::Special(..))),

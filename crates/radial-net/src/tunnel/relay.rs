@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use super::socks::{parse_reply, Destination, Handshake, Progress, Reply};
 use super::DestinationPolicy;
+use crate::mux::reset_code;
 use crate::stream::{Connection, RecvStream, SendStream};
 
 /// How long the exit tries to connect to one address.
@@ -206,18 +207,29 @@ fn connect_out(
 
 /// Copies both ways between `tcp` and a stream until both ends finished:
 /// the stream's end shuts the socket's sending half, the socket's end
-/// finishes the stream.
+/// finishes the stream. A failure either way abandons both: the stream is
+/// reset (its peer must not take a cut-short upload for a whole one) and
+/// the socket shut (its program must not wait for what will not come).
 fn relay(tcp: TcpStream, mut r: RecvStream, mut w: SendStream) -> io::Result<()> {
     let mut down = tcp.try_clone()?;
     let back = std::thread::spawn(move || -> io::Result<()> {
-        io::copy(&mut r, &mut down)?;
-        let _ = down.shutdown(Shutdown::Write);
-        Ok(())
+        match io::copy(&mut r, &mut down) {
+            Ok(_) => {
+                let _ = down.shutdown(Shutdown::Write);
+                Ok(())
+            }
+            Err(e) => {
+                r.reset(reset_code::CANCELLED);
+                let _ = down.shutdown(Shutdown::Both);
+                Err(e)
+            }
+        }
     });
     let mut up = tcp;
     let sent = io::copy(&mut up, &mut w).and_then(|_| w.finish());
     if sent.is_err() {
         let _ = up.shutdown(Shutdown::Both);
+        w.reset(reset_code::CANCELLED);
     }
     let got = back
         .join()
