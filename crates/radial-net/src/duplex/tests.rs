@@ -512,11 +512,8 @@ fn a_host_that_closes_after_its_request_still_reads_a_long_answer_and_both_ends_
             }
         }
         let h = net.ends[HOST].streams();
-        loop {
-            match h.read(id, &mut buf) {
-                Ok(Some(n @ 1..)) => got.extend_from_slice(&buf[..n]),
-                _ => break,
-            }
+        while let Ok(Some(n @ 1..)) = h.read(id, &mut buf) {
+            got.extend_from_slice(&buf[..n]);
         }
         if net.ends.iter().all(Duplex::is_closed) {
             break;
