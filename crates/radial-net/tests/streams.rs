@@ -217,3 +217,30 @@ fn a_connection_the_host_closes_ends_at_both_ends() {
         "no stream opens on a closed connection"
     );
 }
+
+#[test]
+fn streams_echo_whole_as_a_path_is_added_and_the_first_dropped() {
+    let f = echo_server("streams-moved");
+    let (emu, get) = two_paths(&f, path(20, 10), path(20, 30));
+    // One path at first; the second comes up, then the first goes away.
+    let conn = connect(&ConnectConfig::new(&get.paths[..1], Trust::Any)).unwrap();
+    let mover = {
+        let (conn, second) = (conn.clone(), get.paths[1]);
+        thread::spawn(move || {
+            let wait_for = |bytes| {
+                while conn.received() < bytes && conn.ended().is_none() {
+                    thread::sleep(std::time::Duration::from_millis(5));
+                }
+            };
+            wait_for(1_000_000);
+            assert_eq!(conn.add_path(second), 1);
+            wait_for(3_000_000);
+            emu.command(EmuCommand::SetUp(0, false));
+            conn.drop_path(0);
+            emu
+        })
+    };
+    echo_streams(&conn, 4, 2_000_000);
+    let emu = mover.join().unwrap();
+    emu.stop().expect("the emulator ran to the end");
+}

@@ -9,7 +9,7 @@ use std::time::Duration;
 use mio::{Events, Poll, Token, Waker};
 use radial_core::PathId;
 
-use super::{Connection, ConnectionError, Shared};
+use super::{Connection, ConnectionError, PathChange, Shared};
 use crate::client::ask;
 use crate::client::paths::{close_path, open_path, validate, Incoming, PathSock, ECHO_DELAY};
 use crate::client::{random_conn, GetError, PathConfig, Trust};
@@ -85,10 +85,12 @@ pub fn connect(cfg: &ConnectConfig) -> Result<Connection, GetError> {
     let shared = Shared::new(duplex, move || {
         let _ = waker.wake();
     });
+    shared.lock().next_path = paths.len() as u16;
     let driver = Driver {
         shared: shared.clone(),
         poll,
         paths,
+        keys: opened.keys.clone(),
         conn,
         clock: Clock::new(),
     };
@@ -103,6 +105,8 @@ struct Driver {
     shared: Arc<Shared>,
     poll: Poll,
     paths: Vec<PathSock>,
+    /// The connection's keys, for the paths added later.
+    keys: Arc<crate::crypto::Keys>,
     conn: u16,
     clock: Clock,
 }
@@ -142,6 +146,19 @@ impl Driver {
                 return Ok(e);
             }
             let now = self.clock.now();
+            for change in std::mem::take(&mut g.changes) {
+                match change {
+                    PathChange::Add(p) => {
+                        open_path(&mut self.paths, p, self.keys.clone(), self.conn, &self.poll)?;
+                    }
+                    PathChange::Drop(i) => {
+                        let i = usize::from(i);
+                        if i < self.paths.len() && close_path(&mut self.paths, i, &self.poll) {
+                            g.duplex.remove_path(now, PathId(i as u16));
+                        }
+                    }
+                }
+            }
             if g.duplex.poll_timeout().is_some_and(|t| t <= now) {
                 g.duplex.handle_timeout(now);
             }

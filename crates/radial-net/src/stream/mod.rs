@@ -97,6 +97,20 @@ pub(crate) struct State {
     pub ended: Option<ConnectionError>,
     /// Tasks waiting for the next turn (asynchronous reads and writes).
     wakers: Vec<std::task::Waker>,
+    /// Paths the application asked to add or drop, for the driver.
+    pub changes: Vec<PathChange>,
+    /// The number the next path added gets (a host's paths are numbered
+    /// in the order they came).
+    pub next_path: u16,
+}
+
+/// A change to a host's paths the application asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PathChange {
+    /// Open a path.
+    Add(crate::client::PathConfig),
+    /// Close the path with this number.
+    Drop(u16),
 }
 
 impl State {
@@ -117,6 +131,8 @@ impl Shared {
                 duplex,
                 ended: None,
                 wakers: Vec::new(),
+                changes: Vec::new(),
+                next_path: 0,
             }),
             changed: Condvar::new(),
             wake: Box::new(wake),
@@ -216,6 +232,26 @@ impl Connection {
             }
             g = self.shared.wait(g);
         }
+    }
+
+    /// On a host: opens another path (a local address that came up, or
+    /// another of the server's addresses); it joins as the first ones did
+    /// and takes its share once the server accepts it. Returns its number.
+    pub fn add_path(&self, path: crate::client::PathConfig) -> u16 {
+        let mut g = self.shared.lock();
+        let n = g.next_path;
+        g.next_path += 1;
+        g.changes.push(PathChange::Add(path));
+        drop(g);
+        (self.shared.wake)();
+        n
+    }
+
+    /// On a host: closes path number `path` (its interface went away):
+    /// what its pipes had outstanding is asked for again on the others.
+    pub fn drop_path(&self, path: u16) {
+        self.shared.lock().changes.push(PathChange::Drop(path));
+        (self.shared.wake)();
     }
 
     /// Ends the connection once every stream has sent what it holds.
