@@ -81,7 +81,13 @@ pub fn connect(cfg: &ConnectConfig) -> Result<Connection, GetError> {
         open_path(&mut paths, *p, opened.keys.clone(), conn, &poll)?;
     }
     let waker = Arc::new(Waker::new(poll.registry(), WAKE)?);
-    let duplex = Duplex::new(Side::Host, DuplexConfig::new(conn));
+    let clock = Clock::new();
+    let mut duplex = Duplex::new(Side::Host, DuplexConfig::new(conn));
+    // Each path's pipes are ready from its JOIN on: the server opens its
+    // side as the JOIN arrives, and its SYN must find this one listening.
+    for i in 0..paths.len() {
+        let _ = duplex.add_path(clock.now(), PathId(i as u16));
+    }
     let shared = Shared::new(duplex, move || {
         let _ = waker.wake();
     });
@@ -92,7 +98,7 @@ pub fn connect(cfg: &ConnectConfig) -> Result<Connection, GetError> {
         paths,
         keys: opened.keys.clone(),
         conn,
-        clock: Clock::new(),
+        clock,
     };
     std::thread::Builder::new()
         .name(format!("radial-conn-{conn}"))
@@ -149,7 +155,9 @@ impl Driver {
             for change in std::mem::take(&mut g.changes) {
                 match change {
                     PathChange::Add(p) => {
+                        let i = self.paths.len() as u16;
                         open_path(&mut self.paths, p, self.keys.clone(), self.conn, &self.poll)?;
+                        let _ = g.duplex.add_path(now, PathId(i));
                     }
                     PathChange::Drop(i) => {
                         let i = usize::from(i);
@@ -264,10 +272,7 @@ impl Driver {
             path.sock = Some(sock);
         }
         for (i, challenge) in joined {
-            if validate(&mut self.paths, i, conn, challenge) {
-                // Path numbers are the paths' indexes, below 2^15.
-                let _ = duplex.add_path(now, PathId(i as u16));
-            }
+            validate(&mut self.paths, i, conn, challenge);
         }
         ended
     }
