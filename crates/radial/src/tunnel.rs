@@ -2,15 +2,18 @@
 //! stream connection to a `radial serve --tunnel` server, over every
 //! local address; and the server's side of it.
 
-use std::net::{SocketAddr, TcpListener};
+use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::{mpsc, Arc};
+use std::time::Duration;
 
 use radial_net::crypto::{hex, unhex, ClientKey};
 use radial_net::stream::{connect, ConnectConfig, Connection};
 use radial_net::tunnel::relay::{run_exit, run_front, Log};
 use radial_net::tunnel::{Cidr, DestinationPolicy};
-use radial_net::{GetError, PathConfig};
+use radial_net::watch::{read_commands, watch_addresses};
+use radial_net::{Control, GetError, PathConfig};
 
 use crate::error::CliError;
 use crate::net::{config_dir, parse_server, parse_vias, trust_of};
@@ -111,11 +114,47 @@ pub fn tunnel(url: &str, flags: &TunnelFlags) -> Result<(), CliError> {
     if let Some(k) = conn.first_contact() {
         eprintln!("{server}: first contact, key {} recorded", hex(&k));
     }
+    follow_addresses(&conn, &paths);
     println!(
         "tunnel to {server} over {} path(s); SOCKS5 on {socks}",
         paths.len()
     );
     run_front(listener, conn, stderr_log()).map_err(|e| CliError::Failed(format!("tunnel: {e}")))
+}
+
+/// Drops the paths of an address that goes away and opens them again when
+/// it comes back (the host's addresses polled every second, and `drop
+/// ADDR` / `add ADDR` on standard input, as `radial get` takes them).
+fn follow_addresses(conn: &Connection, paths: &[PathConfig]) {
+    let (tx, rx) = mpsc::channel();
+    let mut watched: Vec<IpAddr> = paths.iter().map(|p| p.via.ip()).collect();
+    watched.dedup();
+    // The watcher runs as long as the tunnel does.
+    let forever = Arc::new(AtomicBool::new(false));
+    let _ = watch_addresses(watched.clone(), Duration::from_secs(1), tx.clone(), forever);
+    read_commands(std::io::BufReader::new(std::io::stdin()), tx, watched);
+    let (conn, paths) = (conn.clone(), paths.to_vec());
+    std::thread::spawn(move || {
+        // Each configured path's number while it is open.
+        let mut open: Vec<Option<u16>> = (0..paths.len()).map(|i| Some(i as u16)).collect();
+        for c in rx {
+            for (i, p) in paths.iter().enumerate() {
+                match c {
+                    Control::AddressGone(ip) if p.via.ip() == ip => {
+                        if let Some(n) = open[i].take() {
+                            conn.drop_path(n);
+                            eprintln!("tunnel: {} gone, its path closed", p.via.ip());
+                        }
+                    }
+                    Control::AddressBack(ip) if p.via.ip() == ip && open[i].is_none() => {
+                        open[i] = Some(conn.add_path(*p));
+                        eprintln!("tunnel: {} back, a path opened from it", p.via.ip());
+                    }
+                    _ => {}
+                }
+            }
+        }
+    });
 }
 
 /// The client keys listed in `file`.

@@ -316,7 +316,7 @@ fn curl_through_radial_tunnel_fetches_a_file_over_both_paths_and_through_an_outa
     }
     let files = scratch("tunnel-files");
     std::fs::create_dir_all(&files).unwrap();
-    let data: Vec<u8> = (0..16_000_000u32)
+    let data: Vec<u8> = (0..24_000_000u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
         .collect();
     std::fs::write(files.join("f.bin"), &data).unwrap();
@@ -324,8 +324,8 @@ fn curl_through_radial_tunnel_fetches_a_file_over_both_paths_and_through_an_outa
     let key = radial_net::crypto::ClientKey::load_or_create(&key_file).unwrap();
     let clients = scratch("tunnel-clients");
     std::fs::write(&clients, radial_net::crypto::hex(&key.public()) + "\n").unwrap();
-    // Path 0 goes down 3 s after the command starts, for 3 s: the 16 MB
-    // take at least 6.4 s at both paths' 20 Mbit/s.
+    // Path 0 goes down 3 s after the command starts, for 3 s: the 24 MB
+    // take at least 9.6 s at both paths' 20 Mbit/s, 11 s with the outage.
     let file = scenario(
         "tunnel.toml",
         "[[path]]\nrate = \"10Mbit/s\"\ndelay = \"20ms\"\n\
@@ -368,7 +368,12 @@ fn curl_through_radial_tunnel_fetches_a_file_over_both_paths_and_through_an_outa
         "-c",
         &host,
     ]));
-    eprintln!("{}", std::fs::read_to_string(&log).unwrap_or_default());
+    let tunnel_log = std::fs::read_to_string(&log).unwrap_or_default();
+    eprintln!("{tunnel_log}");
+    // The tunnel followed the address: it closed the path as the address
+    // went and opened one as it came back (it polls every second).
+    assert!(tunnel_log.contains("10.0.0.2 gone"), "{tunnel_log}");
+    assert!(tunnel_log.contains("10.0.0.2 back"), "{tunnel_log}");
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success(), "curl failed: {text}");
     assert!(
