@@ -6,54 +6,15 @@
 
 mod common;
 
-use std::io::{Read, Write};
-use std::sync::mpsc;
-use std::thread;
-
-use common::{file_bytes, serve_opts};
-use radial_net::stream::{connect, ConnectConfig, Connection};
-use radial_net::{PathConfig, ServerOptions, Trust};
+use common::{file_bytes, loopback_paths, stream_echo_server};
+use radial_net::stream::{connect, ConnectConfig};
+use radial_net::Trust;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[test]
 fn tasks_on_one_thread_echo_many_streams_whole() {
-    let (tx, rx) = mpsc::channel::<Connection>();
-    thread::spawn(move || {
-        for conn in rx {
-            thread::spawn(move || {
-                while let Ok(s) = conn.accept_stream() {
-                    thread::spawn(move || {
-                        let (mut r, mut w) = s.split();
-                        let mut buf = vec![0u8; 16 * 1024];
-                        while let Ok(n @ 1..) = Read::read(&mut r, &mut buf) {
-                            if Write::write_all(&mut w, &buf[..n]).is_err() {
-                                return;
-                            }
-                        }
-                        let _ = w.finish();
-                    });
-                }
-            });
-        }
-    });
-    let f = serve_opts(
-        "async-streams",
-        1,
-        ServerOptions {
-            streams: Some(tx),
-            ..ServerOptions::default()
-        },
-    );
-    let paths = [
-        PathConfig {
-            via: "127.0.0.21:0".parse().unwrap(),
-            to: f.server,
-        },
-        PathConfig {
-            via: "127.0.0.22:0".parse().unwrap(),
-            to: f.server,
-        },
-    ];
+    let f = stream_echo_server("async-streams", None);
+    let paths = loopback_paths(f.server, 2);
     let conn = connect(&ConnectConfig::new(&paths, Trust::Any)).unwrap();
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()

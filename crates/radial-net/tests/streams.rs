@@ -9,50 +9,14 @@ use std::sync::{mpsc, Arc};
 use std::thread;
 
 use common::paths::{path, two_paths};
-use common::{file_bytes, serve_opts, Fixture};
+use common::{file_bytes, loopback_paths, serve_opts, stream_echo_server, Fixture};
 use radial_net::crypto::ClientKey;
 use radial_net::stream::{connect, ConnectConfig, Connection};
 use radial_net::{EmuCommand, GetError, PathConfig, ServerOptions, Trust};
 
 /// A server that echoes every stream of every stream connection.
 fn echo_server(name: &str) -> Fixture {
-    echo_server_for(name, None)
-}
-
-/// As [`echo_server`], admitting only the clients of `listed` if given.
-fn echo_server_for(name: &str, listed: Option<Vec<[u8; 32]>>) -> Fixture {
-    let (tx, rx) = mpsc::channel::<Connection>();
-    thread::spawn(move || {
-        for conn in rx {
-            thread::spawn(move || {
-                while let Ok(mut s) = conn.accept_stream() {
-                    thread::spawn(move || {
-                        let mut buf = vec![0u8; 32 * 1024];
-                        loop {
-                            match s.read(&mut buf) {
-                                Ok(0) | Err(_) => break,
-                                Ok(n) => {
-                                    if s.write_all(&buf[..n]).is_err() {
-                                        return;
-                                    }
-                                }
-                            }
-                        }
-                        let _ = s.finish();
-                    });
-                }
-            });
-        }
-    });
-    serve_opts(
-        name,
-        1,
-        ServerOptions {
-            streams: Some(tx),
-            stream_clients: listed,
-            ..ServerOptions::default()
-        },
-    )
+    stream_echo_server(name, None)
 }
 
 /// Sends `len` bytes on each of `n` streams at once and checks each comes
@@ -85,16 +49,7 @@ fn echo_streams(conn: &Connection, n: usize, len: usize) {
 #[test]
 fn streams_echo_whole_over_two_loopback_paths() {
     let f = echo_server("streams-echo");
-    let paths = [
-        PathConfig {
-            via: "127.0.0.21:0".parse().unwrap(),
-            to: f.server,
-        },
-        PathConfig {
-            via: "127.0.0.22:0".parse().unwrap(),
-            to: f.server,
-        },
-    ];
+    let paths = loopback_paths(f.server, 2);
     let conn = connect(&ConnectConfig::new(&paths, Trust::Any)).unwrap();
     echo_streams(&conn, 8, 2_000_000);
     assert!(conn.received() >= 16_000_000);
@@ -138,7 +93,7 @@ fn a_server_that_takes_no_streams_refuses_an_open() {
 #[test]
 fn a_server_that_lists_its_clients_admits_those_only() {
     let listed = Arc::new(ClientKey::ephemeral());
-    let f = echo_server_for("streams-listed", Some(vec![listed.public()]));
+    let f = stream_echo_server("streams-listed", Some(vec![listed.public()]));
     let paths = [PathConfig {
         via: "127.0.0.1:0".parse().unwrap(),
         to: f.server,

@@ -9,12 +9,12 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::{mpsc, Arc};
 use std::thread;
 
-use common::{file_bytes, serve_opts, Fixture};
+use common::{file_bytes, loopback_paths, serve_opts, Fixture};
 use radial_net::crypto::ClientKey;
 use radial_net::stream::{connect, ConnectConfig, Connection};
 use radial_net::tunnel::relay::{run_exit, run_front, Log};
 use radial_net::tunnel::{Cidr, Destination, DestinationPolicy, Reply};
-use radial_net::{GetError, PathConfig, ServerOptions, Trust};
+use radial_net::{GetError, ServerOptions, Trust};
 
 fn quiet() -> Log {
     Arc::new(|_| {})
@@ -60,17 +60,7 @@ fn exit_server(name: &str, client: [u8; 32], policy: DestinationPolicy) -> Fixtu
 
 /// A host's SOCKS front on loopback, tunnelling to `f` with `key`.
 fn front(f: &Fixture, key: Arc<ClientKey>) -> Result<SocketAddr, GetError> {
-    let paths = [
-        PathConfig {
-            via: "127.0.0.21:0".parse().unwrap(),
-            to: f.server,
-        },
-        PathConfig {
-            via: "127.0.0.22:0".parse().unwrap(),
-            to: f.server,
-        },
-    ];
-    let mut cfg = ConnectConfig::new(&paths, Trust::Any);
+    let mut cfg = ConnectConfig::new(&loopback_paths(f.server, 2), Trust::Any);
     cfg.key = Some(key);
     let conn = connect(&cfg)?;
     let l = TcpListener::bind("127.0.0.1:0").unwrap();

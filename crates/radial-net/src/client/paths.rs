@@ -219,6 +219,22 @@ impl PathSock {
     }
 }
 
+/// How long a host's loop may sleep: until `deadline` (the engine's next
+/// timer), or an echo is due on a path, and at most 100 ms.
+pub fn sleep_for(
+    clock: &Clock,
+    deadline: Option<radial_core::Instant>,
+    paths: &[PathSock],
+) -> std::time::Duration {
+    let most = std::time::Duration::from_millis(100);
+    let wait = deadline.map_or(most, |t| clock.until(t).min(most));
+    if paths.iter().any(|p| !p.echo.is_empty()) {
+        wait.min(ECHO_DELAY)
+    } else {
+        wait
+    }
+}
+
 /// Binds a socket for `p` as path `paths.len()` and joins it to the
 /// connection `keys` secure; its pipe opens when the server accepts the
 /// join.

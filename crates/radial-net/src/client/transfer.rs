@@ -14,7 +14,7 @@ use radial_core::{AppEvent, Endpoint, PathId};
 
 use super::ask::{self, ask, Offered};
 use super::part::{check_room, Part};
-use super::paths::{drop_path, flush, on_joined, open_path, Incoming, PathSock, ECHO_DELAY};
+use super::paths::{drop_path, flush, on_joined, open_path, sleep_for, Incoming, PathSock};
 use super::{
     ask_all, part_path, random_conn, writer, Control, GetConfig, GetError, PathConfig, PipeSummary,
     Progress, Summary, FAILOVER, STALL,
@@ -113,17 +113,7 @@ impl Transfer {
     /// How long the loop may sleep: until the engine's next deadline or an
     /// echo is due, and at most 100 ms.
     fn wait(&self) -> Duration {
-        let wait = self
-            .rx
-            .poll_timeout()
-            .map_or(Duration::from_millis(100), |t| {
-                self.clock.until(t).min(Duration::from_millis(100))
-            });
-        if self.paths.iter().any(|p| !p.echo.is_empty()) {
-            wait.min(ECHO_DELAY)
-        } else {
-            wait
-        }
+        sleep_for(&self.clock, self.rx.poll_timeout(), &self.paths)
     }
 
     /// Hands the engine what the paths that `events` names received, and

@@ -11,7 +11,7 @@ use radial_core::PathId;
 
 use super::{Connection, ConnectionError, PathChange, Shared};
 use crate::client::ask;
-use crate::client::paths::{close_path, open_path, validate, Incoming, PathSock, ECHO_DELAY};
+use crate::client::paths::{close_path, open_path, sleep_for, validate, Incoming, PathSock};
 use crate::client::{random_conn, GetError, PathConfig, Trust};
 use crate::clock::Clock;
 use crate::crypto::ClientKey;
@@ -226,18 +226,8 @@ impl Driver {
     /// How long the poll may sleep: until the connection's next deadline,
     /// an echo or a join retry, at most 100 ms.
     fn wait(&self) -> Duration {
-        let g = self.shared.lock();
-        let wait = g
-            .duplex
-            .poll_timeout()
-            .map_or(Duration::from_millis(100), |t| {
-                self.clock.until(t).min(Duration::from_millis(100))
-            });
-        if self.paths.iter().any(|p| !p.echo.is_empty()) {
-            wait.min(ECHO_DELAY)
-        } else {
-            wait
-        }
+        let deadline = self.shared.lock().duplex.poll_timeout();
+        sleep_for(&self.clock, deadline, &self.paths)
     }
 
     /// Hands the connection what the paths received, and opens the paths

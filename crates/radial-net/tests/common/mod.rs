@@ -124,3 +124,47 @@ pub fn serve_opts(name: &str, size: usize, opts: radial_net::ServerOptions) -> F
         handle: Some(handle),
     }
 }
+
+/// A server whose application echoes every stream of every stream
+/// connection, admitting only the clients of `listed` if given.
+pub fn stream_echo_server(name: &str, listed: Option<Vec<[u8; 32]>>) -> Fixture {
+    use std::io::{Read, Write};
+    let (tx, rx) = std::sync::mpsc::channel::<radial_net::stream::Connection>();
+    thread::spawn(move || {
+        for conn in rx {
+            thread::spawn(move || {
+                while let Ok(s) = conn.accept_stream() {
+                    thread::spawn(move || {
+                        let (mut r, mut w) = s.split();
+                        let mut buf = vec![0u8; 32 * 1024];
+                        while let Ok(n @ 1..) = r.read(&mut buf) {
+                            if w.write_all(&buf[..n]).is_err() {
+                                return;
+                            }
+                        }
+                        let _ = w.finish();
+                    });
+                }
+            });
+        }
+    });
+    serve_opts(
+        name,
+        1,
+        radial_net::ServerOptions {
+            streams: Some(tx),
+            stream_clients: listed,
+            ..radial_net::ServerOptions::default()
+        },
+    )
+}
+
+/// `n` paths to `server` on loopback, from 127.0.0.21, .22, …
+pub fn loopback_paths(server: SocketAddr, n: usize) -> Vec<radial_net::PathConfig> {
+    (0..n)
+        .map(|i| radial_net::PathConfig {
+            via: SocketAddr::from(([127, 0, 0, 21 + i as u8], 0)),
+            to: server,
+        })
+        .collect()
+}
