@@ -206,7 +206,7 @@ pub enum GetError {
     },
     /// The server is at its capacity (its message).
     Full(String),
-    /// No progress for [`STALL`].
+    /// No progress for `STALL` (30 s).
     Stalled {
         /// Bytes delivered by then.
         delivered: u64,

@@ -43,7 +43,7 @@ pub enum Frame {
     Reset {
         /// The stream.
         stream: u32,
-        /// The reason ([`crate::mux::ResetCode`]).
+        /// The reason ([`crate::mux::reset_code`]).
         code: u32,
     },
     /// One byte that carries nothing (as QUIC's PADDING frame): a

@@ -30,7 +30,7 @@ use crate::crypto;
 use crate::guard::ReceiptGuard;
 
 /// Silence after which a pipe gives way to a new one when the pipe table
-/// is full (otherwise a pipe is forgotten after [`super::PIPE_IDLE`]).
+/// is full (otherwise a pipe is forgotten after `PIPE_IDLE`).
 pub const PIPE_IDLE_WHEN_FULL: Duration = Duration::from_secs(5);
 
 impl Server {

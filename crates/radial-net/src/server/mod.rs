@@ -13,7 +13,7 @@
 //! per path.
 //!
 //! What the server keeps is bounded ([`Limits`]): files are opened beneath
-//! the root only ([`files`]), a pipe holds no copy of the file, and every
+//! the root only (`files`), a pipe holds no copy of the file, and every
 //! table evicts its oldest, cheapest entries first.
 
 mod admit;
