@@ -7,7 +7,7 @@ use super::{Pipe, PipeReport, R2cpReceiver};
 use crate::cc::coupled::{increase_scale, Coupling, SubflowView};
 use crate::endpoint::{AppEvent, PathId, PathStats};
 use crate::time::Instant;
-use crate::wire::rcp::RcpHeader;
+use crate::wire::rcp::{RcpFlags, RcpHeader};
 
 impl R2cpReceiver {
     /// §3.3.4 / §4.3.4: requests must fit the receive buffer, counting what
@@ -21,11 +21,15 @@ impl R2cpReceiver {
     /// (below the scheduler's frontier) and within one segment and the
     /// receive buffer: only such data is stored, so whatever a sender sends
     /// the buffer holds at most its size.
-    pub(super) fn asked_for(&self, start: u64, len: usize) -> bool {
+    /// The stream's end is `fin`, if this datagram (or an earlier one)
+    /// said so: a payload must be a whole segment as the requests cut the
+    /// stream (§4.3.1: the receiver requests, and a sender answers, whole
+    /// segments; only the stream's last is shorter), requested, and within
+    /// the buffer. A sender that answers with part of a segment, or with
+    /// bytes astride two, answers no request: its bytes are not stored.
+    pub(super) fn asked_for(&self, start: u64, len: usize, fin: Option<u64>) -> bool {
         let end = start.saturating_add(len as u64);
-        len as u64 <= self.config.pipe.mss
-            && end <= self.sched.frontier()
-            && end <= self.buffer_end()
+        self.sched.is_segment(start, end, fin.or(self.fin)) && end <= self.buffer_end()
     }
 
     /// `resume()`: buffer space opened, every frozen pipe may ask again.
@@ -82,7 +86,11 @@ impl R2cpReceiver {
     pub(super) fn on_data(&mut self, now: Instant, i: usize, h: &RcpHeader, payload: &[u8]) {
         let next = self.buffer.next();
         let start = self.pipes[i].offset_of(h.seq, next);
-        if !payload.is_empty() && !self.asked_for(start, payload.len()) {
+        let fin = h
+            .flags
+            .contains(RcpFlags::FIN)
+            .then(|| self.pipes[i].offset_of(h.deq, next));
+        if !payload.is_empty() && !self.asked_for(start, payload.len(), fin) {
             self.stats.unsolicited += 1;
             return;
         }

@@ -414,3 +414,52 @@ fn a_stale_answer_to_an_earlier_pipe_on_the_same_path_answers_nothing() {
     net.settle();
     assert_eq!(net.read, len);
 }
+
+/// A sender that answers with part of a segment, or with bytes astride
+/// two, answers no request: nothing of it is stored (the bytes here are
+/// wrong ones, which the reader would see), and the invariants hold.
+#[test]
+fn part_of_a_segment_or_bytes_astride_two_answer_no_request() {
+    use crate::wire::rcp::{RcpFlags, RcpHeader};
+    let len = 4 * MSS;
+    let mut net = Net::new(Rules::ALL, Scheduling::Ranked, 8, len);
+    net.apply(&Op::Up(1));
+    // The handshake (SYN up, SYN+ACK down), then the first requests out,
+    // and their answers lost.
+    for round in 0..3 {
+        net.flush();
+        while !net.up.is_empty() {
+            net.apply(&Op::DeliverUp(0));
+        }
+        net.flush();
+        if round == 0 {
+            while !net.down.is_empty() {
+                net.apply(&Op::DeliverDown(0));
+            }
+        }
+        net.down.clear();
+    }
+    let c = Net::sender_config(1);
+    for (start, n) in [(0, 1), (MSS / 2, MSS as usize), (MSS, 1)] {
+        let h = RcpHeader::new(
+            RcpFlags::default(),
+            c.conn_id,
+            c.wire_seq(start),
+            c.wire_seq(len),
+            1,
+        );
+        let mut d = Vec::new();
+        h.emit(&mut d);
+        d.extend(std::iter::repeat_n(0xee, n));
+        let before = net.rx.stats().unsolicited;
+        net.rx.handle_datagram(net.now, PathId(1), &d);
+        assert_eq!(
+            net.rx.stats().unsolicited,
+            before + 1,
+            "at {start}, {n} bytes"
+        );
+        net.rx.check_invariants().unwrap();
+    }
+    net.settle();
+    assert_eq!(net.read, len);
+}

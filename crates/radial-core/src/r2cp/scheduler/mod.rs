@@ -96,6 +96,9 @@ pub struct Scheduler {
     requested_before: BTreeSet<u64>,
     /// Every segment at or above `frontier` has never been requested.
     frontier: u64,
+    /// Where the segments start from: every segment begins a whole number
+    /// of segments past it.
+    origin: u64,
     /// Outstanding requests by segment start.
     bound: BTreeMap<u64, Binding>,
     /// The same requests by path, in the order they were sent: the rank
@@ -118,6 +121,7 @@ impl Scheduler {
             pending: BTreeSet::new(),
             requested_before: BTreeSet::new(),
             frontier: 0,
+            origin: 0,
             bound: BTreeMap::new(),
             sent_by_path: BTreeMap::new(),
             re_requests: 0,
@@ -131,6 +135,7 @@ impl Scheduler {
     pub fn starting_at(mss: u64, scheduling: Scheduling, offset: u64) -> Self {
         Scheduler {
             frontier: offset,
+            origin: offset,
             ..Scheduler::new(mss, scheduling)
         }
     }
@@ -144,6 +149,17 @@ impl Scheduler {
     /// ([`Scheduler::send_redundant`]).
     pub fn redundant_requests(&self) -> u64 {
         self.redundant
+    }
+
+    /// Whether `[start, end)` is a whole segment as this scheduler cuts
+    /// the stream (ending at `fin` if it is the last), below the frontier:
+    /// what a request asked for. A payload that is not (part of a
+    /// segment, or one astride two) answers no request.
+    pub fn is_segment(&self, start: u64, end: u64, fin: Option<u64>) -> bool {
+        start >= self.origin
+            && (start - self.origin) % self.mss == 0
+            && end == self.segment_end(start, fin)
+            && end <= self.frontier
     }
 
     /// The lowest byte never requested.
