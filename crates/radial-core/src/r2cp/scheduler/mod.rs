@@ -157,7 +157,7 @@ impl Scheduler {
     /// segment, or one astride two) answers no request.
     pub fn is_segment(&self, start: u64, end: u64, fin: Option<u64>) -> bool {
         start >= self.origin
-            && (start - self.origin) % self.mss == 0
+            && (start - self.origin).is_multiple_of(self.mss)
             && end == self.segment_end(start, fin)
             && end <= self.frontier
     }
