@@ -40,7 +40,9 @@ impl Link {
 /// bytes).
 type InFlight = (Instant, u64, usize, u16, Vec<u8>);
 
-/// Two ends and the paths between them, in simulated time.
+/// Two ends and the paths between them, in simulated time. With
+/// `DUPLEX_TRACE` set in the environment, every datagram sent is printed
+/// (time, direction, path, header).
 struct Net {
     now: Instant,
     ends: [Duplex; 2],
