@@ -151,6 +151,19 @@ fn bad_tunnel_input_exits_2_and_names_it() {
     std::fs::write(&bad_list, "# ok\n\nnot-a-key\n").unwrap();
     let empty = dir.join("empty_clients");
     std::fs::write(&empty, "# nobody\n").unwrap();
+    // `radial serve --tunnel` with this list of clients.
+    let serve_with = |clients| {
+        vec![
+            "serve",
+            "--root",
+            root,
+            "--listen",
+            "127.0.0.1:0",
+            "--tunnel",
+            "--tunnel-clients",
+            clients,
+        ]
+    };
     let cases: Vec<(Vec<&str>, String)> = vec![
         (
             vec!["tunnel", "radial://127.0.0.1:1", "--socks", "0.0.0.0:1080"],
@@ -165,42 +178,15 @@ fn bad_tunnel_input_exits_2_and_names_it() {
             "--socks `nowhere`".into(),
         ),
         (
-            vec![
-                "serve",
-                "--root",
-                root,
-                "--listen",
-                "127.0.0.1:0",
-                "--tunnel",
-                "--tunnel-clients",
-                "/no/such/file",
-            ],
+            serve_with("/no/such/file"),
             "--tunnel-clients `/no/such/file`".into(),
         ),
         (
-            vec![
-                "serve",
-                "--root",
-                root,
-                "--listen",
-                "127.0.0.1:0",
-                "--tunnel",
-                "--tunnel-clients",
-                bad_list.to_str().unwrap(),
-            ],
+            serve_with(bad_list.to_str().unwrap()),
             format!("{}:3:", bad_list.display()),
         ),
         (
-            vec![
-                "serve",
-                "--root",
-                root,
-                "--listen",
-                "127.0.0.1:0",
-                "--tunnel",
-                "--tunnel-clients",
-                empty.to_str().unwrap(),
-            ],
+            serve_with(empty.to_str().unwrap()),
             "lists no client key".into(),
         ),
     ];

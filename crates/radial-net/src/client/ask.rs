@@ -153,8 +153,19 @@ pub fn ask(
     trust: &Trust,
     insecure: bool,
 ) -> Result<Offered, GetError> {
+    on_own_socket(via, poll, |s, poll| {
+        ask_on(s, to, poll, (conn, path), trust, insecure)
+    })
+}
+
+/// Runs `f` on a short-lived socket of its own bound to `via`.
+fn on_own_socket<T>(
+    via: SocketAddr,
+    poll: &mut Poll,
+    f: impl FnOnce(&UdpSocket, &mut Poll) -> Result<T, GetError>,
+) -> Result<T, GetError> {
     let mut s = bind(via, poll, ASK_TOKEN)?;
-    let r = ask_on(&s, to, poll, (conn, path), trust, insecure);
+    let r = f(&s, poll);
     let _ = poll.registry().deregister(&mut s);
     r
 }
@@ -177,10 +188,9 @@ pub fn open(
     (trust, insecure): (&Trust, bool),
     client: Option<&ClientKey>,
 ) -> Result<Opened, GetError> {
-    let mut s = bind(via, poll, ASK_TOKEN)?;
-    let r = open_on(&s, to, poll, conn, (trust, insecure), client);
-    let _ = poll.registry().deregister(&mut s);
-    r
+    on_own_socket(via, poll, |s, poll| {
+        open_on(s, to, poll, conn, (trust, insecure), client)
+    })
 }
 
 fn open_on(

@@ -219,6 +219,37 @@ impl PathSock {
     }
 }
 
+/// Takes what the paths that `events` names received: `each` gets every
+/// datagram's meaning and its path's index. Returns how many datagrams
+/// came.
+pub fn receive_each(
+    paths: &mut [PathSock],
+    events: &mio::Events,
+    receiver: &mut crate::batch::Receiver,
+    conn: u16,
+    mut each: impl FnMut(usize, Incoming<'_>),
+) -> usize {
+    let mut datagrams = 0;
+    for ev in events {
+        let i = ev.token().0;
+        let Some(path) = paths.get_mut(i) else {
+            continue;
+        };
+        // Out of the path while its datagrams are handled.
+        let Some(sock) = path.sock.take() else {
+            continue;
+        };
+        while let Ok(n @ 1..) = receiver.receive(&sock.sock, &sock.state) {
+            receiver.each(n, |from, d| {
+                datagrams += 1;
+                each(i, path.accept(i, conn, from, d));
+            });
+        }
+        path.sock = Some(sock);
+    }
+    datagrams
+}
+
 /// How long a host's loop may sleep: until `deadline` (the engine's next
 /// timer), or an echo is due on a path, and at most 100 ms.
 pub fn sleep_for(

@@ -14,7 +14,9 @@ use radial_core::{AppEvent, Endpoint, PathId};
 
 use super::ask::{self, ask, Offered};
 use super::part::{check_room, Part};
-use super::paths::{drop_path, flush, on_joined, open_path, sleep_for, Incoming, PathSock};
+use super::paths::{
+    drop_path, flush, on_joined, open_path, receive_each, sleep_for, Incoming, PathSock,
+};
 use super::{
     ask_all, part_path, random_conn, writer, Control, GetConfig, GetError, PathConfig, PipeSummary,
     Progress, Summary, FAILOVER, STALL,
@@ -128,31 +130,21 @@ impl Transfer {
         let (clock, conn, rx) = (&self.clock, self.conn, &mut self.rx);
         let mut joined = Vec::new();
         let mut ended = None;
-        let mut datagrams = 0;
-        for ev in events {
-            let i = ev.token().0;
-            let Some(path) = self.paths.get_mut(i) else {
-                continue;
-            };
-            // Out of the path while its datagrams are handled.
-            let Some(sock) = path.sock.take() else {
-                continue;
-            };
-            while let Ok(n @ 1..) = receiver.receive(&sock.sock, &sock.state) {
-                receiver.each(n, |from, d| {
-                    datagrams += 1;
-                    match path.accept(i, conn, from, d) {
-                        Incoming::Joined(challenge) => joined.push((i, challenge)),
-                        Incoming::Pipe(inner) => {
-                            rx.handle_datagram(clock.now(), PathId(i as u16), inner);
-                        }
-                        Incoming::Error(code, message) => ended = Some((code, message)),
-                        Incoming::Ignored => {}
+        let datagrams =
+            receive_each(
+                &mut self.paths,
+                events,
+                receiver,
+                conn,
+                |i, incoming| match incoming {
+                    Incoming::Joined(challenge) => joined.push((i, challenge)),
+                    Incoming::Pipe(inner) => {
+                        rx.handle_datagram(clock.now(), PathId(i as u16), inner)
                     }
-                });
-            }
-            path.sock = Some(sock);
-        }
+                    Incoming::Error(code, message) => ended = Some((code, message)),
+                    Incoming::Ignored => {}
+                },
+            );
         for (i, challenge) in joined {
             on_joined(&mut self.paths, i, conn, challenge, rx, clock);
         }

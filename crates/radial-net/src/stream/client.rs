@@ -11,7 +11,9 @@ use radial_core::PathId;
 
 use super::{Connection, ConnectionError, PathChange, Shared};
 use crate::client::ask;
-use crate::client::paths::{close_path, open_path, sleep_for, validate, Incoming, PathSock};
+use crate::client::paths::{
+    close_path, open_path, receive_each, sleep_for, validate, Incoming, PathSock,
+};
 use crate::client::{random_conn, GetError, PathConfig, Trust};
 use crate::clock::Clock;
 use crate::crypto::ClientKey;
@@ -241,26 +243,18 @@ impl Driver {
         let (conn, now) = (self.conn, self.clock.now());
         let mut joined = Vec::new();
         let mut ended = None;
-        for ev in events {
-            let i = ev.token().0;
-            let Some(path) = self.paths.get_mut(i) else {
-                continue;
-            };
-            let Some(sock) = path.sock.take() else {
-                continue;
-            };
-            while let Ok(n @ 1..) = receiver.receive(&sock.sock, &sock.state) {
-                receiver.each(n, |from, d| match path.accept(i, conn, from, d) {
-                    Incoming::Joined(challenge) => joined.push((i, challenge)),
-                    Incoming::Pipe(inner) => {
-                        duplex.handle_datagram(now, PathId(i as u16), inner);
-                    }
-                    Incoming::Error(_, message) => ended = Some(ConnectionError::Refused(message)),
-                    Incoming::Ignored => {}
-                });
-            }
-            path.sock = Some(sock);
-        }
+        receive_each(
+            &mut self.paths,
+            events,
+            receiver,
+            conn,
+            |i, incoming| match incoming {
+                Incoming::Joined(challenge) => joined.push((i, challenge)),
+                Incoming::Pipe(inner) => duplex.handle_datagram(now, PathId(i as u16), inner),
+                Incoming::Error(_, message) => ended = Some(ConnectionError::Refused(message)),
+                Incoming::Ignored => {}
+            },
+        );
         for (i, challenge) in joined {
             validate(&mut self.paths, i, conn, challenge);
         }
