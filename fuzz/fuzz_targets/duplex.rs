@@ -69,7 +69,7 @@ fuzz_target!(|data: &[u8]| {
     let mut now = Instant::ZERO;
     for e in &mut ends {
         for p in 0..2 {
-            e.add_path(now, PathId(p)).unwrap();
+            e.add_path(now, PathId(p), None).unwrap();
         }
     }
     let id = ends[0].streams().open().unwrap();

@@ -11,7 +11,12 @@ in a turn (1 to 2 s) and a simulation seed. It runs the scenario's three
 variants (R²CP told of each link change, R²CP told nothing, and RCP handing
 off hard to the link that comes up) and compares R²CP's goodput with RCP's.
 
-Usage: tools/stress/random_storms.py [--seed N] [--cases N] [--radial PATH]
+With --fresh it takes scenarios/stress/fresh-attachments.toml instead:
+each attachment is a new pipe (a new address each time), and it compares
+R²CP with every rule (`r2cp`), R²CP without rule `route_memory`
+(`r2cp-forgetful`, each new pipe starting afresh) and hard-handoff RCP.
+
+Usage: tools/stress/random_storms.py [--fresh] [--seed N] [--cases N] [--radial PATH]
 Prints one Markdown row per case and a summary. The same seed draws the
 same cases.
 """
@@ -26,6 +31,8 @@ import random
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = ROOT / "scenarios" / "stress" / "handoff-storm.toml"
+FRESH = ROOT / "scenarios" / "stress" / "fresh-attachments.toml"
+FRESH_DURATION_S = 40
 
 
 def draw(rng):
@@ -41,30 +48,85 @@ def draw(rng):
     }
 
 
-def scenario(c):
-    text = BASE.read_text()
-    for old, new in [
+def links(c):
+    return [
         ('rate = "2Mbit/s"', f'rate = "{c["wwan"]}Mbit/s"'),
         ('rate = "9Mbit/s"', f'rate = "{c["wlan"]}Mbit/s"'),
         ('delay = "15ms"', f'delay = "{c["ap_ms"]}ms"'),
         ('delay = "85ms"', f'delay = "{c["bs_ms"]}ms"'),
         ("queue = 50", f'queue = {c["queue"]}'),
         ("window = 256", f'window = {c["window"]}'),
-        ("period = [1, 1.5, 2]", f'period = [{c["turn"]}]'),
-        ("cycle = [2, 3, 4]", f'cycle = [{2 * c["turn"]}]'),
         ("seeds = [1]", f'seeds = [{c["seed"]}]'),
-    ]:
+    ]
+
+
+def replaced(base, text, pairs):
+    for old, new in pairs:
         if old not in text:
-            raise SystemExit(f"{BASE}: expected `{old}` to draw from")
+            raise SystemExit(f"{base}: expected `{old}` to draw from")
         text = text.replace(old, new)
     return text
 
 
-def run(radial, c):
+def scenario(c):
+    return replaced(
+        BASE,
+        BASE.read_text(),
+        links(c)
+        + [
+            ("period = [1, 1.5, 2]", f'period = [{c["turn"]}]'),
+            ("cycle = [2, 3, 4]", f'cycle = [{2 * c["turn"]}]'),
+        ],
+    )
+
+
+def fresh_pipes(turn):
+    """One pipe per attachment over the run, the WLAN's first."""
+    entries, k = [], 0
+    while k * turn < FRESH_DURATION_S:
+        via = "MHL" if k % 2 == 0 else "MHW"
+        start, end = round(k * turn, 3), round((k + 1) * turn, 3)
+        drop = f', drop = "{end}s"' if end < FRESH_DURATION_S else ""
+        entries.append(f'{{ via = "{via}", open = "{start}s"{drop} }}')
+        k += 1
+    return "pipes = [ " + ",\n             ".join(entries) + " ]"
+
+
+def fresh_scenario(c):
+    text = FRESH.read_text()
+    turn = c["turn"]
+    lines = text.split("\n")
+    # Each flow's pipe list: from its `pipes = [` line to the line closing it.
+    out, skipping = [], False
+    for line in lines:
+        if line.startswith("pipes = ["):
+            out.append(fresh_pipes(turn))
+            skipping = not line.rstrip().endswith("]")
+            continue
+        if skipping:
+            skipping = not line.rstrip().endswith("]")
+            continue
+        out.append(line)
+    text = "\n".join(out)
+    return replaced(
+        FRESH,
+        text,
+        links(c)
+        + [
+            ('at = "2s", every = "4s"', f'at = "{turn}s", every = "{2 * turn}s"'),
+            ('at = "4s", every = "4s"', f'at = "{2 * turn}s", every = "{2 * turn}s"'),
+            ('at = "2s"\nevery = "4s"', f'at = "{turn}s"\nevery = "{2 * turn}s"'),
+            ('at = "4s"\nevery = "4s"', f'at = "{2 * turn}s"\nevery = "{2 * turn}s"'),
+            ('at = "0s"\nevery = "4s"', f'at = "0s"\nevery = "{2 * turn}s"'),
+        ],
+    )
+
+
+def run(radial, c, make=scenario):
     with tempfile.TemporaryDirectory() as work:
         path = os.path.join(work, "storm.toml")
         with open(path, "w") as f:
-            f.write(scenario(c))
+            f.write(make(c))
         out = os.path.join(work, "out")
         subprocess.run([radial, "sweep", path, "--out", out], check=True, capture_output=True)
         with open(os.path.join(out, "results.csv")) as f:
@@ -76,11 +138,15 @@ def main():
     ap.add_argument("--seed", type=int, default=1, help="draws the cases")
     ap.add_argument("--cases", type=int, default=20)
     ap.add_argument("--radial", default=str(ROOT / "target" / "release" / "radial"))
+    ap.add_argument("--fresh", action="store_true", help="a new pipe per attachment")
     a = ap.parse_args()
     if a.cases < 0:
         ap.error("--cases must be at least 0")
     rng = random.Random(a.seed)
     cases = [draw(rng) for _ in range(a.cases)]
+    if a.fresh:
+        fresh(a, cases)
+        return
     print(
         "| case | WLAN (Mbit/s, ms to AP) | WWAN (Mbit/s, ms to BS) | queue | buffer | turn (s) "
         "| signalled (Mbit/s) | silent | RCP hard | signalled / RCP | silent / RCP "
@@ -109,6 +175,37 @@ def main():
         f'\nBelow hard-handoff RCP: signalled in {below["r2cp-signalled"]}, silent in '
         f'{below["r2cp-silent"]} of {len(cases)} storms. Summed goodput: signalled '
         f'{total["r2cp-signalled"]:.1f}, silent {total["r2cp-silent"]:.1f}, RCP hard '
+        f'{total["rcp-hard"]:.1f} Mbit/s.'
+    )
+
+
+def fresh(a, cases):
+    print(
+        "| case | WLAN (Mbit/s, ms to AP) | WWAN (Mbit/s, ms to BS) | queue | buffer | turn (s) "
+        "| r2cp (Mbit/s) | r2cp-forgetful | RCP hard | r2cp / RCP | forgetful / RCP |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    variants = ["r2cp", "r2cp-forgetful", "rcp-hard"]
+    below = {"r2cp": 0, "r2cp-forgetful": 0}
+    total = {v: 0.0 for v in variants}
+    for n, c in enumerate(cases):
+        r = run(a.radial, c, fresh_scenario)
+        g = {v: float(r[v]["goodput_mbps"]) for v in variants}
+        for v in variants:
+            total[v] += g[v]
+        for v in below:
+            below[v] += g[v] < g["rcp-hard"]
+        print(
+            f'| {n} | {c["wlan"]}, {c["ap_ms"]} | {c["wwan"]}, {c["bs_ms"]} | {c["queue"]} '
+            f'| {c["window"]} | {c["turn"]} | {g["r2cp"]:.2f} | {g["r2cp-forgetful"]:.2f} '
+            f'| {g["rcp-hard"]:.2f} | {g["r2cp"] / g["rcp-hard"]:.2f} '
+            f'| {g["r2cp-forgetful"] / g["rcp-hard"]:.2f} |',
+            flush=True,
+        )
+    print(
+        f'\nBelow hard-handoff RCP: r2cp in {below["r2cp"]}, r2cp-forgetful in '
+        f'{below["r2cp-forgetful"]} of {len(cases)} cases. Summed goodput: r2cp '
+        f'{total["r2cp"]:.1f}, r2cp-forgetful {total["r2cp-forgetful"]:.1f}, RCP hard '
         f'{total["rcp-hard"]:.1f} Mbit/s.'
     )
 

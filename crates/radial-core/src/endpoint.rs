@@ -24,6 +24,15 @@ use crate::units::BitRate;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PathId(pub u16);
 
+/// What a path runs over beyond its addresses: a local interface and the
+/// sender it reaches. Successive paths of one route (the interface back
+/// with a new address, a pipe opened again) cross the same network, so a
+/// multi-path receiver may start a new path from what the route's last
+/// path knew of it. The driver chooses the numbers; `None` where it cannot
+/// tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RouteId(pub u64);
+
 /// Events from the host, not carried in datagrams.
 #[derive(Clone, Debug, PartialEq)]
 pub enum HostEvent {
@@ -59,6 +68,8 @@ pub enum HostEvent {
         /// configuration or a socket option"); `None` for the connection's
         /// default.
         controller: Option<Algorithm>,
+        /// The route the path runs over, if the driver knows it.
+        route: Option<RouteId>,
     },
     /// The policy retires a path that still works (the end of a
     /// make-before-break overlap, or a migration away from a server): a

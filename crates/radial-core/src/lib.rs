@@ -32,6 +32,6 @@ pub mod time;
 pub mod units;
 pub mod wire;
 
-pub use endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId, PathStats};
+pub use endpoint::{AppEvent, Endpoint, EndpointStats, HostEvent, PathId, PathStats, RouteId};
 pub use time::{Duration, Instant};
 pub use units::BitRate;

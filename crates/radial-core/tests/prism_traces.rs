@@ -28,6 +28,7 @@ fn proxy(cfg: &TcpConfig) -> Imux {
             HostEvent::PathUp {
                 path: PathId(p),
                 controller: None,
+                route: None,
             },
         );
     }

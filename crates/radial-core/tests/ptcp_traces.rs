@@ -91,6 +91,7 @@ impl Net {
             HostEvent::PathUp {
                 path: PathId(path),
                 controller: None,
+                route: None,
             },
         );
     }

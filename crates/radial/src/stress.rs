@@ -1,8 +1,9 @@
 //! `radial repro stress`: R²CP beyond the papers' figures. Runs every
 //! scenario of `scenarios/stress/`, holds each class to its acceptance
 //! checks (never worse than the best path, no stall while a path works,
-//! handoff storms at least as good as hard-handoff RCP, small files in one
-//! round trip after the handshake) and writes `stress.md`.
+//! handoff storms and a fresh pipe per attachment at least as good as
+//! hard-handoff RCP, small files in one round trip after the handshake)
+//! and writes `stress.md`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -31,8 +32,9 @@ macro_rules! class {
     };
 }
 
-pub(crate) const CLASSES: [Class; 7] = [
+pub(crate) const CLASSES: [Class; 8] = [
     class!("handoff-storm"),
+    class!("fresh-attachments"),
     class!("dying-path"),
     class!("slow-path"),
     class!("migration-blackout"),
@@ -153,6 +155,91 @@ fn storm_checks(results: &[RunResult]) -> Vec<Check> {
         }
     }
     checks
+}
+
+/// `scenarios/stress/fresh-attachments.toml`'s turns: each link is up
+/// this long in turn, the WLAN (9 Mbit/s) first, then the WWAN (2 Mbit/s).
+const FRESH_TURN_S: f64 = 2.0;
+const FRESH_RATES_MBPS: [f64; 2] = [9.0, 2.0];
+/// A path's rate is reached when the in-order goodput over this window
+/// first comes to three quarters of the link's rate.
+const RAMP_WINDOW_S: f64 = 0.2;
+
+/// For each attachment after the first (all variants start alike): seconds
+/// from its link coming up until the in-order goodput over
+/// [`RAMP_WINDOW_S`] first reaches ¾ of its link's rate (the turn's length
+/// if it never does).
+fn ramps(r: &RunResult) -> Vec<f64> {
+    let s = &r.series;
+    let at = |t: f64| {
+        s.iter()
+            .take_while(|p| p.t <= t + 1e-9)
+            .last()
+            .map_or(0, |p| p.delivered)
+    };
+    let end = s.last().map_or(0.0, |p| p.t);
+    let mut out = Vec::new();
+    let mut k = 1;
+    while (k + 1) as f64 * FRESH_TURN_S <= end + 1e-9 {
+        let (up, rate) = (k as f64 * FRESH_TURN_S, FRESH_RATES_MBPS[k % 2]);
+        let reached = s
+            .iter()
+            .filter(|p| p.t >= up + RAMP_WINDOW_S - 1e-9 && p.t <= up + FRESH_TURN_S + 1e-9)
+            .find(|p| {
+                let bytes = p.delivered.saturating_sub(at(p.t - RAMP_WINDOW_S));
+                bytes as f64 * 8.0 / RAMP_WINDOW_S / 1e6 >= 0.75 * rate
+            });
+        out.push(reached.map_or(FRESH_TURN_S, |p| p.t - up));
+        k += 1;
+    }
+    out
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Fresh pipes against hard-handoff RCP: goodput, and how soon each new
+/// attachment reaches its path's rate.
+fn fresh_checks(md: &mut String, results: &[RunResult]) -> Vec<Check> {
+    let by: BTreeMap<String, &RunResult> =
+        results.iter().map(|r| (param(r, "variant"), r)).collect();
+    let _ = writeln!(
+        md,
+        "Ramp: seconds from each link's return until the in-order goodput over {RAMP_WINDOW_S} s first reaches ¾ of the link's rate, per attachment after the first (the turn's {FRESH_TURN_S} s if never).\n\n| variant | goodput (Mbit/s) | longest in-order gap (s) | ramp: median (s) | longest (s) | each attachment's (s) |\n|---|---|---|---|---|---|"
+    );
+    for (v, r) in &by {
+        let each = ramps(r);
+        let longest = each.iter().copied().fold(0.0, f64::max);
+        let list: Vec<String> = each.iter().map(|x| format!("{x:.1}")).collect();
+        let _ = writeln!(
+            md,
+            "| {v} | {:.3} | {:.3} | {:.2} | {longest:.2} | {} |",
+            goodput_of(r),
+            gap_of(r),
+            median(each.clone()),
+            list.join(" ")
+        );
+    }
+    md.push('\n');
+    let (Some(rcp), Some(r2cp)) = (by.get("rcp-hard"), by.get("r2cp")) else {
+        return Vec::new();
+    };
+    let (g, g_rcp) = (goodput_of(r2cp), goodput_of(rcp));
+    let (ramp, ramp_rcp) = (median(ramps(r2cp)), median(ramps(rcp)));
+    vec![
+        Check {
+            what: "fresh pipe per attachment: `r2cp` at least as fast as hard-handoff RCP".into(),
+            holds: g >= g_rcp,
+            detail: format!("{g:.2} against {g_rcp:.2} Mbit/s"),
+        },
+        Check {
+            what: "fresh pipe per attachment: `r2cp` reaches its path's rate no later than hard-handoff RCP (median over attachments)".into(),
+            holds: ramp <= ramp_rcp,
+            detail: format!("{ramp:.2} s against {ramp_rcp:.2} s"),
+        },
+    ]
 }
 
 /// R²CP variants against the single path alone (`alone` names its
@@ -311,12 +398,13 @@ pub(crate) fn write_checks(md: &mut String, checks: &[Check]) {
 
 const INTRO: &str = "# Results: R²CP beyond the papers' figures\n\n\
 Written by `radial repro stress` from the scenarios in `scenarios/stress/`: \
-handoff storms with and without signals, paths that go dark or fade for good, \
+handoff storms with and without signals, a new pipe at every attachment \
+(the interface back with a new address), paths that go dark or fade for good, \
 a path slowing 1000×, a migration during a blackout, three and five unlike \
 paths with bursty (Gilbert-Elliott) losses and buffers from 4 segments up, and \
 files of one segment or less. Each class is held to its acceptance checks; \
 the mechanisms behind them are described in docs/protocols.md (R²CP, \
-\"Beyond the paper\"). The random mobility property test \
+\"The rules beyond the paper\"). The random mobility property test \
 (`cargo test --release -p radial-sim --test mobility`, 10,000 cases, run by \
 CI) checks on unseen cases of the same classes that every byte arrives once, \
 in order, that the transfer finishes, and that in-order delivery never waits \
@@ -359,6 +447,7 @@ pub(crate) fn class_checks(name: &str, md: &mut String, results: &[RunResult]) -
             variant_table(md, results, "period");
             storm_checks(results)
         }
+        "fresh-attachments" => fresh_checks(md, results),
         "dying-path" => {
             variant_table(md, results, "fate");
             against_alone(results, "fate", "wwan-alone", WWAN_STALL_BOUND_S)

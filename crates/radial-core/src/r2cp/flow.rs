@@ -168,6 +168,9 @@ impl R2cpReceiver {
         let buffer = &self.buffer;
         self.sched.unbind_path(path, |s| buffer.holds(s));
         let mut p = self.pipes.remove(i);
+        if let (Some(route), Some(memory)) = (p.route, p.memory()) {
+            self.routes.remember(route, memory);
+        }
         self.closed_pipes.push(PathStats {
             path,
             delivered: p.delivered,

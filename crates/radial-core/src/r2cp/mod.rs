@@ -18,6 +18,7 @@ mod asking;
 mod config;
 mod flow;
 mod invariants;
+mod memory;
 mod pipe;
 pub mod plan;
 #[cfg(test)]
@@ -27,6 +28,7 @@ mod scheduler;
 
 pub use crate::policy::{TargetRate, Tokens};
 pub use config::{R2cpConfig, HOL_PATIENCE};
+pub use memory::{RouteMemory, Routes, MEMORY_LIFETIME};
 pub use pipe::{Cap, PathState, Pipe, PipeReport};
 pub use rules::{Rule, Rules};
 pub use scheduler::{Ahead, Binding, Limits, Pick, Scheduler, Scheduling};
@@ -60,6 +62,8 @@ pub struct R2cpReceiver {
     farewell: VecDeque<(PathId, RcpHeader)>,
     timeouts_closed: u64,
     recoveries_closed: u64,
+    /// What the last pipe on each route knew of its path.
+    routes: Routes,
     /// Pending handoffs: (retire this path, once this one is ready).
     handoffs: Vec<(PathId, PathId)>,
     /// The token state of a target-rate policy.
@@ -97,6 +101,7 @@ impl R2cpReceiver {
             farewell: VecDeque::new(),
             timeouts_closed: 0,
             recoveries_closed: 0,
+            routes: Routes::default(),
             handoffs: Vec::new(),
             tokens: config.target.map(Tokens::new),
             reinject_at: None,
@@ -221,7 +226,11 @@ impl Endpoint for R2cpReceiver {
 
     fn handle_event(&mut self, now: Instant, event: HostEvent) {
         match event {
-            HostEvent::PathUp { path, controller } if self.index(path).is_none() => {
+            HostEvent::PathUp {
+                path,
+                controller,
+                route,
+            } if self.index(path).is_none() => {
                 let mut cfg = self.config.pipe;
                 // §4.3.3: congestion control is per pipe, chosen per interface.
                 if let Some(a) = controller {
@@ -232,6 +241,11 @@ impl Endpoint for R2cpReceiver {
                 }
                 cfg.conn_id = R2cpConfig::pipe_conn_id(cfg.conn_id, path);
                 let mut p = Pipe::new(cfg, path, self.config.rules);
+                p.route = route;
+                let memory = route.filter(|_| self.config.rules.route_memory);
+                if let Some(m) = memory.and_then(|r| self.routes.recall(r, now)) {
+                    p.recall(m);
+                }
                 p.open(now);
                 self.pipes.push(p);
             }

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 
 use super::{R2cpConfig, R2cpReceiver, Rules, Scheduling};
 use crate::cc::coupled::Coupling;
-use crate::endpoint::{Endpoint, HostEvent, PathId};
+use crate::endpoint::{Endpoint, HostEvent, PathId, RouteId};
 use crate::rcp::{Opener, RcpConfig, RcpSender, RcpVariant, Segment, SharedStream, StoredStream};
 use crate::time::{Duration, Instant};
 
@@ -157,9 +157,12 @@ impl Net {
                         Sender::Stored(RcpSender::stored(Net::sender_config(p), PathId(p), len))
                     }
                 });
+                // Paths 0 and 2 cross one route, as 1 and 3 do: a pipe
+                // may start from what an earlier one left.
                 self.event(HostEvent::PathUp {
                     path: PathId(p),
                     controller: None,
+                    route: Some(RouteId(u64::from(p % 2))),
                 });
             }
             Op::Down(p) => {
@@ -462,4 +465,51 @@ fn part_of_a_segment_or_bytes_astride_two_answer_no_request() {
     }
     net.settle();
     assert_eq!(net.read, len);
+}
+
+/// Rule `route_memory`: a pipe opened on the route of a pipe that went (a
+/// path back with a new address) starts from its round-trip estimator, and
+/// once its handshake completes from its window; without the rule it
+/// starts from the initial RTO and window.
+#[test]
+fn a_new_pipe_on_the_route_of_a_pipe_that_went_starts_from_what_it_knew() {
+    let iw = RcpConfig::ns2(RcpVariant::Rcp).cc.initial_window * MSS;
+    for (rules, remembers) in [
+        (Rules::ALL, true),
+        (Rules::without("route_memory").unwrap(), false),
+    ] {
+        let len = 2_000 * MSS;
+        let mut net = Net::new(rules, Scheduling::Ranked, 1_000, len);
+        net.apply(&Op::Up(0));
+        // Round trips of 10 ms until the window has grown.
+        while net.rx.pipe(PathId(0)).unwrap().cwnd() < 20 * iw {
+            while !net.up.is_empty() || !net.down.is_empty() {
+                net.apply(&Op::DeliverUp(0));
+                net.apply(&Op::DeliverDown(0));
+                net.read_all();
+            }
+            net.apply(&Op::Tick(10));
+        }
+        let left = net.rx.pipe(PathId(0)).unwrap().window();
+        // The path goes; the interface comes back with a new address.
+        net.apply(&Op::Down(0));
+        net.apply(&Op::Up(2));
+        let fresh = net.rx.pipe(PathId(2)).unwrap();
+        assert_eq!(fresh.srtt().is_some(), remembers, "{rules:?}");
+        // Its SYN, its sender's SYN+ACK (the old pipe's farewell goes to
+        // no sender): established, before any answer.
+        while !net.up.is_empty() {
+            net.apply(&Op::DeliverUp(0));
+        }
+        assert_eq!(net.down.len(), 1, "the SYN+ACK");
+        net.apply(&Op::DeliverDown(0));
+        let p = net.rx.pipe(PathId(2)).unwrap();
+        assert!(p.state().established());
+        let expected = if remembers { left } else { iw };
+        assert_eq!(p.cwnd(), expected, "{rules:?}");
+        // A path that does not share the route starts afresh either way.
+        net.apply(&Op::Up(1));
+        assert_eq!(net.rx.pipe(PathId(1)).unwrap().srtt(), None);
+        net.rx.check_invariants().unwrap();
+    }
 }

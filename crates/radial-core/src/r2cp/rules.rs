@@ -76,6 +76,12 @@ pub struct Rules {
     /// A pipe opening beside a working one sends its SYN every initial RTO
     /// without backoff, and at once when a working path falls silent.
     pub eager_syn: bool,
+    /// A new pipe on a route an earlier pipe ran over (the host's interface
+    /// back with a new address) starts from that pipe's round-trip
+    /// estimator, and once established resumes its window, paced (TCP's
+    /// temporal sharing of a control block: RFC 9040 §5, §8). Off: every
+    /// pipe starts from the initial RTO and window.
+    pub route_memory: bool,
 }
 
 /// One rule: its name, what it does in a line, and its switch.
@@ -105,6 +111,7 @@ impl Rules {
         resume_window: true,
         take_back: true,
         eager_syn: true,
+        route_memory: true,
     };
 
     /// Every rule off: the paper's engine (`r2cp-paper`).
@@ -122,10 +129,11 @@ impl Rules {
         resume_window: false,
         take_back: false,
         eager_syn: false,
+        route_memory: false,
     };
 
     /// Every rule, in the order the documentation lists them.
-    pub const LIST: [Rule; 13] = [
+    pub const LIST: [Rule; 14] = [
         Rule {
             name: "look_ahead",
             about:
@@ -191,6 +199,12 @@ impl Rules {
             name: "eager_syn",
             about: "SYNs beside a working pipe are not backed off, and go at once on its silence",
             switch: |r| &mut r.eager_syn,
+        },
+        Rule {
+            name: "route_memory",
+            about:
+                "a new pipe on an earlier pipe's route starts from its RTT and window (RFC 9040)",
+            switch: |r| &mut r.route_memory,
         },
     ];
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use mio::net::UdpSocket;
 use mio::Poll;
 use radial_core::r2cp::R2cpReceiver;
-use radial_core::{Endpoint, HostEvent, PathId};
+use radial_core::{Endpoint, HostEvent, PathId, RouteId};
 
 use super::{bind, PathConfig};
 use crate::clock::Clock;
@@ -285,6 +285,18 @@ pub fn open_path(
     Ok(())
 }
 
+/// The route path `i` runs over: a path from the same local address to the
+/// same server as an earlier one (the address back after it went) crosses
+/// the same network, so both are named by the first such path.
+pub fn route_of(paths: &[PathSock], i: usize) -> RouteId {
+    let cfg = paths[i].cfg;
+    let first = paths
+        .iter()
+        .position(|q| q.cfg.via.ip() == cfg.via.ip() && q.cfg.to == cfg.to)
+        .unwrap_or(i);
+    RouteId(first as u64)
+}
+
 /// The server accepted path `i`'s join: echo its challenge and open the
 /// pipe.
 pub fn on_joined(
@@ -301,6 +313,7 @@ pub fn on_joined(
             HostEvent::PathUp {
                 path: PathId(PathSock::id(i)),
                 controller: None,
+                route: Some(route_of(paths, i)),
             },
         );
     }

@@ -31,7 +31,7 @@ use std::fmt;
 use radial_core::r2cp::{R2cpConfig, R2cpReceiver};
 use radial_core::rcp::RcpConfig;
 use radial_core::wire::rcp::RcpHeader;
-use radial_core::{AppEvent, Endpoint, HostEvent, Instant, PathId};
+use radial_core::{AppEvent, Endpoint, HostEvent, Instant, PathId, RouteId};
 
 use crate::config::{r2cp_config, rcp_config};
 use crate::mux::{Mux, MuxConfig, MuxError, Side};
@@ -183,9 +183,15 @@ impl Duplex {
         }
     }
 
-    /// `path` is usable: this side's receiver opens its pipe on it, and a
+    /// `path` is usable: this side's receiver opens its pipe on it (over
+    /// `route`, if this side can tell it: see [`HostEvent::PathUp`]), and a
     /// sender waits for the peer's.
-    pub fn add_path(&mut self, now: Instant, path: PathId) -> Result<(), DuplexError> {
+    pub fn add_path(
+        &mut self,
+        now: Instant,
+        path: PathId,
+        route: Option<RouteId>,
+    ) -> Result<(), DuplexError> {
         if path.0 >= UPLINK {
             return Err(DuplexError::PathOutOfRange { path: path.0 });
         }
@@ -203,6 +209,7 @@ impl Duplex {
             HostEvent::PathUp {
                 path,
                 controller: None,
+                route,
             },
         );
         self.drain_inbound();

@@ -87,7 +87,7 @@ impl Net {
         let p = PathId(self.links.len() as u16);
         self.links.push(l);
         for e in &mut self.ends {
-            e.add_path(self.now, p).unwrap();
+            e.add_path(self.now, p, None).unwrap();
         }
     }
 
@@ -386,7 +386,7 @@ fn a_small_request_is_answered_in_a_few_round_trips_on_an_idle_connection() {
 fn a_path_number_in_the_uplink_range_is_refused() {
     let mut d = Duplex::new(Side::Host, DuplexConfig::new(1));
     assert_eq!(
-        d.add_path(Instant::ZERO, PathId(UPLINK)),
+        d.add_path(Instant::ZERO, PathId(UPLINK), None),
         Err(DuplexError::PathOutOfRange { path: UPLINK })
     );
     assert!(d.paths().is_empty());
@@ -397,7 +397,7 @@ fn datagrams_of_another_connection_or_path_are_counted_and_dropped() {
     let mut net = Net::new(&[Link::new(20, 10)]);
     run_echo(&mut net, &[5_000], Duration::from_secs(5), &mut []);
     let mut other = Duplex::new(Side::Server, DuplexConfig::new(8));
-    other.add_path(net.now, PathId(0)).unwrap();
+    other.add_path(net.now, PathId(0), None).unwrap();
     let mut buf = Vec::new();
     let p = other.poll_transmit(net.now, &mut buf).expect("a SYN");
     let host = &mut net.ends[HOST];

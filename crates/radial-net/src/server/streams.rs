@@ -164,7 +164,15 @@ impl Server {
             return;
         };
         s.outs.entry(id).or_default();
-        if s.shared.lock().duplex.add_path(now, PathId(id)).is_err() {
+        // No route: a client's address does not tell the server which of
+        // its interfaces a path leaves from (NATs map one interface to
+        // changing addresses, and several to one).
+        if s.shared
+            .lock()
+            .duplex
+            .add_path(now, PathId(id), None)
+            .is_err()
+        {
             self.stats.rejected += 1;
         }
     }

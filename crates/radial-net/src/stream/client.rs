@@ -12,7 +12,7 @@ use radial_core::PathId;
 use super::{Connection, ConnectionError, PathChange, Shared};
 use crate::client::ask;
 use crate::client::paths::{
-    close_path, open_path, receive_each, sleep_for, validate, Incoming, PathSock,
+    close_path, open_path, receive_each, route_of, sleep_for, validate, Incoming, PathSock,
 };
 use crate::client::{random_conn, GetError, PathConfig, Trust};
 use crate::clock::Clock;
@@ -88,7 +88,8 @@ pub fn connect(cfg: &ConnectConfig) -> Result<Connection, GetError> {
     // Each path's pipes are ready from its JOIN on: the server opens its
     // side as the JOIN arrives, and its SYN must find this one listening.
     for i in 0..paths.len() {
-        let _ = duplex.add_path(clock.now(), PathId(i as u16));
+        let route = Some(route_of(&paths, i));
+        let _ = duplex.add_path(clock.now(), PathId(i as u16), route);
     }
     let shared = Shared::new(duplex, move || {
         let _ = waker.wake();
@@ -157,9 +158,10 @@ impl Driver {
             for change in std::mem::take(&mut g.changes) {
                 match change {
                     PathChange::Add(p) => {
-                        let i = self.paths.len() as u16;
+                        let i = self.paths.len();
                         open_path(&mut self.paths, p, self.keys.clone(), self.conn, &self.poll)?;
-                        let _ = g.duplex.add_path(now, PathId(i));
+                        let route = Some(route_of(&self.paths, i));
+                        let _ = g.duplex.add_path(now, PathId(i as u16), route);
                     }
                     PathChange::Drop(i) => {
                         let i = usize::from(i);

@@ -157,6 +157,7 @@ pub fn run(script: &[u8]) -> Outcome {
                     HostEvent::PathUp {
                         path: PathId(0),
                         controller: None,
+                        route: None,
                     },
                 );
             }

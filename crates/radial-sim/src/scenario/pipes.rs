@@ -125,14 +125,23 @@ impl Resolver<'_> {
             }
         }
         let open = self.pipe_times(p, start, &key, protocol)?;
-        if earlier
-            .iter()
-            .any(|q: &PipeSpec| q.via == via && q.server == server)
-        {
+        // An R²CP flow may open a fresh pipe on an interface and server an
+        // earlier pipe left (a new attachment of the same interface), once
+        // that one is gone; two at once would be one path twice.
+        let end = p.drop.or(p.close).map(|t| t.0);
+        let sequential = matches!(protocol, FlowProtocol::R2cp(_));
+        if earlier.iter().any(|q: &PipeSpec| {
+            q.via == via && q.server == server && (!sequential || overlap(q, open, end))
+        }) {
             return self.err(
                 Some(p.via.span()),
                 format!("{key}.via"),
-                "two pipes of a flow share an interface and a server".into(),
+                if sequential {
+                    "two pipes of a flow share an interface and a server at the same time: close or drop the first before the second opens"
+                } else {
+                    "two pipes of a flow share an interface and a server"
+                }
+                .into(),
             );
         }
         if let FlowProtocol::Ptcp(config) = &mut *protocol {
@@ -241,4 +250,11 @@ impl Resolver<'_> {
         };
         Ok(controller)
     }
+}
+
+/// Whether pipe `q` is open at some time in `[open, end)` (`None`: to the
+/// end of the run).
+fn overlap(q: &PipeSpec, open: Duration, end: Option<Duration>) -> bool {
+    let q_end = q.drop.or(q.close);
+    q_end.is_none_or(|e| e > open) && end.is_none_or(|e| e > q.open)
 }

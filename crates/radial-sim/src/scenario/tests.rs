@@ -201,6 +201,33 @@ fn a_pipe_that_closes_before_it_opens() {
 }
 
 #[test]
+fn pipes_on_one_interface_and_server_one_after_the_other() {
+    let pipes = |protocol: &str, second_opens: &str| {
+        edit("protocol = \"tcp-sack\"", &format!("protocol = \"{protocol}\""))
+            + &format!(
+                "pipes = [{{ via = \"B\", drop = \"3s\" }},\n         {{ via = \"B\", open = \"{second_opens}\" }}]\n"
+            )
+    };
+    // An R²CP flow: a new pipe once the first is gone (a new attachment).
+    let sc = Scenario::parse("t.toml", &pipes("r2cp", "3s")).unwrap();
+    let spec = sc.build(&sc.points()[0], 1).unwrap();
+    assert_eq!(spec.flows[0].pipes.len(), 2);
+    // Both at once is one path twice.
+    let e = expect_error(
+        &pipes("r2cp", "2s"),
+        "flow[0].pipes[1].via",
+        "{ via = \"B\", open",
+    );
+    assert!(e.message.contains("at the same time"), "{e}");
+    // pTCP's pipes stay one per interface and server.
+    expect_error(
+        &pipes("ptcp", "3s"),
+        "flow[0].pipes[1].via",
+        "{ via = \"B\", open",
+    );
+}
+
+#[test]
 fn an_r2cp_flow_without_pipes_has_one_from_from_to_to() {
     let text = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp-s\"");
     let sc = Scenario::parse("t.toml", &text).unwrap();

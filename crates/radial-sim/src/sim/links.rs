@@ -182,12 +182,19 @@ impl Simulator {
             .pipes
             .get(path as usize)
             .and_then(|p| p.controller);
-        let via = self.spec.flows[flow].pipes[path as usize].via;
+        let pipe = &self.spec.flows[flow].pipes[path as usize];
+        let via = pipe.via;
+        // The route: the host's interface and the pipe's server.
+        let route = RouteId(u64::from(via) << 32 | u64::from(pipe.server));
         let no_link = self.link_signalled_down(via);
         if let Some(ep) = self.agents[a].endpoint.as_mut() {
             let path = PathId(path);
             let ev = match change {
-                PathChange::Up => HostEvent::PathUp { path, controller },
+                PathChange::Up => HostEvent::PathUp {
+                    path,
+                    controller,
+                    route: Some(route),
+                },
                 PathChange::Close => HostEvent::PathClose { path },
                 PathChange::Drop => HostEvent::PathDown { path },
             };

@@ -5,7 +5,7 @@ use radial_core::ptcp::{PtcpConfig, PtcpReceiver, PtcpSender};
 use radial_core::r2cp::{R2cpConfig, R2cpReceiver};
 use radial_core::rcp::{RcpConfig, RcpReceiver, RcpSender};
 use radial_core::tcp::{TcpReceiver, TcpSender};
-use radial_core::{AppEvent, Duration, Endpoint, HostEvent, Instant, PathId};
+use radial_core::{AppEvent, Duration, Endpoint, HostEvent, Instant, PathId, RouteId};
 
 use crate::app::{Resequencer, Sink, Source};
 use crate::channel::{GilbertElliott, LossModel};
@@ -136,6 +136,22 @@ impl Agent {
             stripe: None,
             wire_bytes: 0,
         }
+    }
+
+    /// The path packet `p` arrived on: the one between its addresses that
+    /// leads to the agent that sent it (successive pipes of an R²CP flow
+    /// may join the same two addresses, each to a sender of its own), or
+    /// else the first between its addresses; path 0 for a single-path
+    /// agent.
+    fn path_of(&self, p: &Packet) -> u16 {
+        let between = |b: &&PathBinding| b.addr == p.dst && b.peer_addr == p.src;
+        let paths = &self.paths;
+        let exact = paths
+            .iter()
+            .position(|b| between(&b) && b.peer_agent == p.src_agent);
+        exact
+            .or_else(|| paths.iter().position(|b| between(&b)))
+            .unwrap_or(0) as u16
     }
 }
 
@@ -528,17 +544,13 @@ impl Simulator {
                 let agent = p.dst_agent as usize;
                 if self.net.iface_node[p.dst.0 as usize] == to {
                     // The path it came on, for a multi-path agent.
-                    let path = self.agents[agent]
-                        .paths
-                        .iter()
-                        .position(|b| b.addr == p.dst && b.peer_addr == p.src)
-                        .unwrap_or(0);
+                    let path = self.agents[agent].path_of(&p);
                     if let Some(ep) = self.agents[agent].endpoint.as_mut() {
                         let now = self.net.now;
                         ep.handle_event(
                             now,
                             HostEvent::WirelessLoss {
-                                path: PathId(path as u16),
+                                path: PathId(path),
                                 datagram: p.data,
                             },
                         );
@@ -618,14 +630,10 @@ impl Simulator {
     fn deliver(&mut self, p: Packet) {
         let agent = p.dst_agent as usize;
         let now = self.net.now;
-        let path = self.agents[agent]
-            .paths
-            .iter()
-            .position(|b| b.addr == p.dst && b.peer_addr == p.src)
-            .unwrap_or(0);
+        let path = self.agents[agent].path_of(&p);
         match self.agents[agent].endpoint.as_mut() {
             Some(ep) => {
-                ep.handle_datagram(now, PathId(path as u16), &p.data);
+                ep.handle_datagram(now, PathId(path), &p.data);
                 self.net.recycle(p.data);
                 self.service(agent);
             }

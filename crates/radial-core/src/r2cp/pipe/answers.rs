@@ -77,6 +77,27 @@ impl AnswerClock {
         self.rtt.reset_backoff();
     }
 
+    /// The round-trip estimator as a new pipe on the same route may take
+    /// it (rule `route_memory`): its backoff cleared.
+    pub(super) fn estimator(&self) -> RttEstimator {
+        let mut rtt = self.rtt.clone();
+        rtt.reset_backoff();
+        rtt
+    }
+
+    /// Starts from the estimator an earlier pipe on the route left, if it
+    /// had sampled its path.
+    pub(super) fn recall(&mut self, rtt: RttEstimator) {
+        if rtt.srtt().is_some() {
+            self.rtt = rtt;
+        }
+    }
+
+    /// When the last answer arrived.
+    pub(super) fn last_heard(&self) -> Option<Instant> {
+        self.last.map(|(at, _)| at)
+    }
+
     /// The smoothed round trip, once sampled.
     pub(super) fn srtt(&self) -> Option<Duration> {
         self.rtt.srtt()

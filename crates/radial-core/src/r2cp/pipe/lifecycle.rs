@@ -3,6 +3,7 @@
 //! retirement (`close()`). Each moves the pipe's [`PathState`].
 
 use super::{Pipe, PipeReport};
+use crate::r2cp::memory::RouteMemory;
 use crate::r2cp::pipe::state::PathState;
 use crate::time::Instant;
 use crate::wire::rcp::{RcpFlags, RcpHeader};
@@ -61,8 +62,35 @@ impl Pipe {
         self.state = self.state.on_established();
         self.cc
             .set_cwnd(self.config.cc.initial_window * self.config.mss);
+        if let Some(w) = self.recalled.take() {
+            self.resume(w);
+        }
         report.established = true;
         report
+    }
+
+    /// What the pipe leaves of its path for the next pipe on its route
+    /// (rule `route_memory`): its round-trip estimator and the window it
+    /// had while its path worked (before an outage, if it is in one).
+    /// `None` if its path never answered a request.
+    pub fn memory(&self) -> Option<RouteMemory> {
+        let heard = self.answers.last_heard()?;
+        let window = self.outage.saved().or_else(|| {
+            (self.state == PathState::Working).then(|| (self.window(), self.cc.window().ssthresh))
+        });
+        Some(RouteMemory {
+            rtt: self.answers.estimator(),
+            window,
+            heard,
+        })
+    }
+
+    /// Starts from what the route's last pipe left (rule `route_memory`):
+    /// its round-trip estimator now (the SYN is timed by it), its window
+    /// once the handshake completes, resumed paced.
+    pub fn recall(&mut self, memory: RouteMemory) {
+        self.answers.recall(memory.rtt);
+        self.recalled = memory.window;
     }
 
     /// Whether the pipe is opening and its SYN timer has expired.

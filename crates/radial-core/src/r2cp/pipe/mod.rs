@@ -41,7 +41,7 @@ pub use state::PathState;
 use super::Rules;
 use crate::cc::coupled::LossIntervals;
 use crate::cc::{Controller, LossCause};
-use crate::endpoint::PathId;
+use crate::endpoint::{PathId, RouteId};
 use crate::rcp::RcpConfig;
 use crate::seq::SeqNum;
 use crate::time::{Duration, Instant};
@@ -77,6 +77,11 @@ pub struct PipeReport {
 pub struct Pipe {
     /// The path (local interface, sender) it runs on.
     pub path: PathId,
+    /// The route of its path, if the host named one.
+    pub route: Option<RouteId>,
+    /// The window and slow-start threshold to resume once established,
+    /// left by the route's last pipe (rule `route_memory`).
+    recalled: Option<(u64, u64)>,
     config: RcpConfig,
     /// The engine's rules beyond the paper (those a pipe applies itself:
     /// `pacing`, `probe_silent`, `resume_window`).
@@ -127,6 +132,8 @@ impl Pipe {
     pub fn new(config: RcpConfig, path: PathId, rules: Rules) -> Self {
         Pipe {
             path,
+            route: None,
+            recalled: None,
             rules,
             state: PathState::Opening,
             handshake: Handshake::default(),

@@ -26,6 +26,11 @@ impl Outage {
         self.saved = Some((window, ssthresh));
     }
 
+    /// What was saved, kept.
+    pub(super) fn saved(&self) -> Option<(u64, u64)> {
+        self.saved
+    }
+
     /// What was saved, forgotten.
     pub(super) fn take_saved(&mut self) -> Option<(u64, u64)> {
         self.saved.take()

@@ -590,3 +590,91 @@ mod handshake {
         assert!(later > at && later >= ms(135) + p.srtt().unwrap());
     }
 }
+
+mod route_memory {
+    use crate::endpoint::PathId;
+    use crate::r2cp::pipe::Pipe;
+    use crate::r2cp::Rules;
+    use crate::rcp::{RcpConfig, RcpVariant};
+    use crate::seq::SeqNum;
+    use crate::time::Instant;
+    use crate::wire::rcp::{RcpFlags, RcpHeader};
+
+    const MSS: u64 = 1000;
+
+    fn ms(v: u64) -> Instant {
+        Instant::from_millis(v)
+    }
+
+    /// An established pipe whose window grew to 30 segments over answers
+    /// 100 ms after their requests; the time of its last answer.
+    fn grown() -> (Pipe, u64) {
+        let mut p = Pipe::established(10_000_000);
+        let (mut next, mut t) = (0, 10);
+        while p.cwnd() < 30 * MSS {
+            while p.can_request(ms(t)) {
+                p.request(ms(t), next * MSS, (next + 1) * MSS, 0);
+                next += 1;
+            }
+            t += 100;
+            for l in p.locals() {
+                p.answer(ms(t), (l + 1) as u32);
+            }
+        }
+        (p, t)
+    }
+
+    #[test]
+    fn a_pipe_leaves_its_round_trips_its_window_and_when_it_last_heard_its_path() {
+        let (p, t) = grown();
+        let m = p.memory().expect("its path answered");
+        assert_eq!(m.heard, ms(t));
+        assert_eq!(m.rtt.srtt(), p.srtt());
+        let w = p.cc.window();
+        assert_eq!(m.window, Some((p.window(), w.ssthresh)));
+    }
+
+    #[test]
+    fn a_pipe_in_an_outage_leaves_the_window_it_had_before_it() {
+        let (mut p, _) = grown();
+        let before = (p.window(), p.cc.window().ssthresh);
+        p.suspend();
+        assert_eq!(p.memory().unwrap().window, Some(before));
+    }
+
+    #[test]
+    fn a_pipe_whose_path_never_answered_leaves_nothing() {
+        let mut p = Pipe::new(RcpConfig::ns2(RcpVariant::Rcp), PathId(0), Rules::ALL);
+        p.open(ms(0));
+        assert!(p.memory().is_none());
+    }
+
+    #[test]
+    fn a_pipe_that_recalls_a_route_times_its_syn_by_it_and_resumes_its_window_paced() {
+        let (old, t) = grown();
+        let m = old.memory().unwrap();
+        let (window, rto) = (m.window.unwrap().0, old.answers.base_rto());
+        let config = RcpConfig::ns2(RcpVariant::Rcp);
+        assert!(rto < config.rtt.initial_rto);
+        let mut p = Pipe::new(config, PathId(1), Rules::ALL);
+        p.recall(m);
+        p.open(ms(t));
+        assert_eq!(p.poll_timeout(), Some(ms(t) + rto), "the SYN's timer");
+        let synack = RcpHeader::new(
+            RcpFlags::SYN | RcpFlags::ACK,
+            0,
+            SeqNum(0),
+            SeqNum(0) + 1u32 + 10_000_000u32,
+            1,
+        );
+        p.on_synack(ms(t + 100), &synack);
+        assert_eq!(p.cwnd(), window);
+        // Paced: not the whole window at once.
+        let mut sent = 0;
+        while p.can_request(ms(t + 100)) && sent < 1000 {
+            p.request(ms(t + 100), sent * MSS, (sent + 1) * MSS, 0);
+            sent += 1;
+        }
+        assert!(sent < window / MSS / 2, "{sent} of {}", window / MSS);
+    }
+}
