@@ -14,10 +14,10 @@ use radial_core::cc::coupled::Coupling;
 use radial_core::mptcp;
 use radial_core::prism::{Imux, ImuxConfig, RpcMode, Scheduler};
 use radial_core::ptcp::{PtcpConfig, PtcpReceiver, PtcpSender};
-use radial_core::r2cp::{R2cpConfig, R2cpReceiver, Scheduling};
+use radial_core::r2cp::{FlowControl, R2cpConfig, R2cpReceiver, Scheduling};
 use radial_core::rcp::{Opener, RcpConfig, RcpReceiver, RcpSender, RcpVariant};
 use radial_core::tcp::{TcpConfig, TcpReceiver, TcpSender, TcpVariant};
-use radial_core::{Duration, Endpoint, HostEvent, Instant, PathId};
+use radial_core::{Duration, Endpoint, HostEvent, Instant, PathId, RouteId};
 
 /// Most datagrams drained after one step: far more than any window allows.
 const MAX_OUTPUT: usize = 10_000;
@@ -63,6 +63,7 @@ fn endpoint(kind: u8) -> Box<dyn Endpoint> {
                 target: None,
                 coupling,
                 // The second pipe is RCP-ELN: wireless-loss reports reach it.
+                flow: FlowControl::default(),
                 eln_paths: 0b10,
             });
             for p in 0..2 {
@@ -71,6 +72,7 @@ fn endpoint(kind: u8) -> Box<dyn Endpoint> {
                     HostEvent::PathUp {
                         path: PathId(p),
                         controller: None,
+                        route: Some(RouteId(u64::from(p % 2))),
                     },
                 );
             }
@@ -92,6 +94,7 @@ fn endpoint(kind: u8) -> Box<dyn Endpoint> {
                 HostEvent::PathUp {
                     path: PathId(0),
                     controller: None,
+                    route: Some(RouteId(0)),
                 },
             );
             Box::new(imux)
@@ -104,6 +107,7 @@ fn endpoint(kind: u8) -> Box<dyn Endpoint> {
                     HostEvent::PathUp {
                         path: PathId(p),
                         controller: None,
+                        route: Some(RouteId(u64::from(p % 2))),
                     },
                 );
             }
@@ -169,6 +173,7 @@ fuzz_target!(|data: &[u8]| {
                     0 => HostEvent::PathUp {
                         path,
                         controller: None,
+                        route: Some(RouteId(u64::from(path.0 % 2))),
                     },
                     1 => HostEvent::PathClose { path },
                     2 => HostEvent::PathDown { path },

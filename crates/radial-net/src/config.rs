@@ -1,6 +1,6 @@
 //! Protocol parameters for real networks (the simulator keeps ns-2's).
 
-use radial_core::r2cp::{R2cpConfig, Scheduling};
+use radial_core::r2cp::{FlowControl, R2cpConfig, Scheduling};
 use radial_core::rcp::{Opener, RcpConfig, RcpVariant};
 use radial_core::Duration;
 
@@ -35,6 +35,7 @@ pub fn r2cp_config(conn: u16) -> R2cpConfig {
         rules: radial_core::r2cp::Rules::ALL,
         target: None,
         coupling: radial_core::cc::coupled::Coupling::Uncoupled,
+        flow: FlowControl::default(),
         eln_paths: 0,
     }
 }

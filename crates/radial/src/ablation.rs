@@ -1,6 +1,7 @@
 //! `radial repro ablation`: what each of R²CP's rules beyond the paper is
 //! worth. The engine runs with every rule on (`r2cp`), with each rule
-//! switched off alone, and with every rule off (`r2cp-paper`), on the stress
+//! switched off alone, with every rule off (`r2cp-paper`), and with every
+//! rule on and flow control by reservation rather than by span, on the stress
 //! classes of `scenarios/stress/` (their acceptance checks, and the goodput
 //! of the R²CP flows) and on the league's aggregation grids
 //! (`scenarios/league/`, goodput over the Ideal); `ablation.md` has a row
@@ -9,7 +10,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use radial_core::r2cp::Rules;
+use radial_core::r2cp::{FlowControl, Rules};
 use radial_sim::spec::{FlowProtocol, RunSpec};
 use radial_sim::Scenario;
 
@@ -18,27 +19,32 @@ use crate::league::{aggregation_columns, AGGREGATION};
 use crate::stress::{class_checks, CLASSES};
 use crate::sweep::{run_chosen, tasks, RunResult};
 
-/// One engine the ablation runs: its label and its rules.
+/// One engine the ablation runs: its label, its rules and its flow
+/// control.
 struct Variant {
     label: String,
     rules: Rules,
+    flow: FlowControl,
 }
 
-/// Every rule on, each off alone, every rule off.
+/// Every rule on, each off alone, every rule off; and every rule on with
+/// flow control by reservation instead of by span.
 fn variants() -> Vec<Variant> {
-    let mut v = vec![Variant {
-        label: "every rule (`r2cp`)".into(),
-        rules: Rules::ALL,
-    }];
+    let variant = |label: String, rules: Rules| Variant {
+        label,
+        rules,
+        flow: FlowControl::default(),
+    };
+    let mut v = vec![variant("every rule (`r2cp`)".into(), Rules::ALL)];
     for rule in &Rules::LIST {
-        v.push(Variant {
-            label: format!("without `{}`", rule.name),
-            rules: Rules::without(rule.name).expect("a listed rule"),
-        });
+        let without = Rules::without(rule.name).expect("a listed rule");
+        v.push(variant(format!("without `{}`", rule.name), without));
     }
+    v.push(variant("no rule (`r2cp-paper`)".into(), Rules::PAPER));
     v.push(Variant {
-        label: "no rule (`r2cp-paper`)".into(),
-        rules: Rules::PAPER,
+        label: "every rule, flow control by reservation (`flow = \"reserve\"`)".into(),
+        rules: Rules::ALL,
+        flow: FlowControl::Reserve,
     });
     v
 }
@@ -63,13 +69,14 @@ impl Outcome {
 }
 
 /// Gives every `r2cp` flow of a run (an R²CP flow with every rule on) the
-/// variant's rules.
-fn with_rules(rules: Rules) -> impl Fn(&mut RunSpec) + Sync {
+/// variant's rules and flow control.
+fn with_rules(rules: Rules, flow: FlowControl) -> impl Fn(&mut RunSpec) + Sync {
     move |spec: &mut RunSpec| {
         for f in &mut spec.flows {
             if let FlowProtocol::R2cp(c) = &mut f.protocol {
                 if c.rules == Rules::ALL {
                     c.rules = rules;
+                    c.flow = flow;
                 }
             }
         }
@@ -92,7 +99,7 @@ fn r2cp_goodput(r: &RunResult) -> Option<f64> {
 /// Runs the stress classes and the league grids (`ideal` and `r2cp` only)
 /// with `v`'s rules; the league's column labels are written to `labels`.
 fn run_variant(v: &Variant, jobs: usize, labels: &mut Vec<String>) -> Result<Outcome, CliError> {
-    let adjust = with_rules(v.rules);
+    let adjust = with_rules(v.rules, v.flow);
     let mut stress = Vec::new();
     for class in &CLASSES {
         let sc = Scenario::parse(class.path, class.scenario)?;
@@ -135,7 +142,11 @@ and on the aggregation grids of the league (`scenarios/league/`). The rules \
 and what each does are in docs/protocols.md (R²CP); a rule is switched off \
 in a scenario with `policy = { without = [\"name\"] }`. A rule that moves \
 nothing here is held by the simulator's tests that fail without it, named \
-in the same table.\n\n";
+in the same table. The last row keeps every rule and keeps the receive \
+buffer by reservation (`policy = { flow = \"reserve\" }`, the papers' flow \
+control: each request reserves its segment's room) instead of by span (the \
+engine's default: no request past the read point plus the buffer); \
+docs/protocols.md says what it changes.\n\n";
 
 /// Runs every variant and writes `ablation.md` into `out`. Returns true:
 /// the ablation holds nothing to a bound, it measures.

@@ -8,7 +8,7 @@ use super::plan::caps::{caps, CapInput};
 use super::plan::head::{self, HeadStep};
 use super::plan::view::{Holder, PipeView};
 use super::plan::{self, Source};
-use super::{Ahead, Cap, Limits, Pick, Pipe, R2cpReceiver, Rules, HOL_PATIENCE};
+use super::{Ahead, Cap, FlowControl, Limits, Pick, Pipe, R2cpReceiver, Rules, HOL_PATIENCE};
 use crate::endpoint::PathId;
 use crate::time::{Duration, Instant};
 
@@ -120,6 +120,9 @@ impl R2cpReceiver {
             buffer_end: ask.buffer_end,
             avail: p.avail.max(ask.known),
             fin: self.fin.or(p.fin),
+            room: self.room_for(i, ask),
+            head: ask.deq,
+            head_room: self.room(true),
         };
         if !p.can_request(ask.now) {
             self.pipes[i].note_paced(ask.now);
@@ -164,18 +167,48 @@ impl R2cpReceiver {
                 if self.try_head(i, ask, limits, true) {
                     return true;
                 }
+                // Frozen with nothing outstanding for want of the sender's
+                // data (not of buffer): probe it (§5.2.2), or nothing would
+                // ever tell us it has more.
+                let data_limited = match self.config.flow {
+                    FlowControl::Span => self.pipes[i].avail.max(ask.known) < ask.buffer_end,
+                    FlowControl::Reserve => limits.room >= self.config.pipe.mss,
+                };
                 let p = &mut self.pipes[i];
                 p.frozen = true;
                 p.held_back();
-                // Frozen with nothing outstanding for want of the sender's
-                // data: probe it (§5.2.2), or nothing would ever tell us it
-                // has more.
-                if p.in_flight() == 0 && p.avail.max(ask.known) < ask.buffer_end {
+                if p.in_flight() == 0 && data_limited {
                     p.persist(ask.now, ask.deq);
                 }
                 false
             }
         }
+    }
+
+    /// The buffer's room pipe `i` may reserve from: what is left once every
+    /// quicker working pipe could fill its window. A segment's room is held
+    /// for a round trip of the pipe that asks for it, so room given to a
+    /// pipe with round trip `r` brings one segment per `r`: a buffer too
+    /// small for every pipe's window goes to the quickest first (the
+    /// greedy answer to filling it for the most goodput), and a slower pipe
+    /// takes what they leave.
+    fn room_for(&self, i: usize, ask: &Ask) -> u64 {
+        let room = self.room(false);
+        if room == u64::MAX {
+            return room;
+        }
+        let rtt = |path: PathId| ask.rtts.iter().find(|(q, _)| *q == path).map(|(_, r)| *r);
+        let Some(ours) = rtt(self.pipes[i].path) else {
+            return room;
+        };
+        let quicker: u64 = self
+            .pipes
+            .iter()
+            .enumerate()
+            .filter(|(j, q)| *j != i && q.live() && rtt(q.path).is_some_and(|r| r < ours))
+            .map(|(_, q)| q.window().saturating_sub(q.in_flight()))
+            .sum();
+        room.saturating_sub(quicker)
     }
 
     /// The rank's segment for pipe `i`, which counts round trip `ours`

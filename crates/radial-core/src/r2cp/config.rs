@@ -12,6 +12,46 @@ use crate::time::Duration;
 /// trip.
 pub const HOL_PATIENCE: Duration = Duration::from_secs(1);
 
+/// How the engine keeps what it asks for within the receive buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FlowControl {
+    /// Each request reserves room for its segment until the application
+    /// reads it (RCP §3.3.4: a "dummy" buffer for each segment requested;
+    /// R²CP §4.3.4: a pipe freezes when "the number of outstanding data is
+    /// equal to the available buffer space"): what the application has not
+    /// read, what arrived out of order and what is requested never exceed
+    /// the buffer, however far ahead in the stream a segment lies. A
+    /// segment whose request was lost keeps its room; while no request was
+    /// ever made for the head of line, a segment of room is kept for it;
+    /// and a pipe takes room only once every quicker working pipe could
+    /// fill its window (room held for a round trip brings one segment per
+    /// round trip, so a short buffer goes to the quickest pipes first).
+    Reserve,
+    /// No request ends past the application's read point plus the buffer,
+    /// as a TCP sender's window (the receiver names a segment a round trip
+    /// before it lands, so a slow path's segments hold the stream back for
+    /// that long). The engine's default (docs/protocols.md says why).
+    #[default]
+    Span,
+}
+
+impl FlowControl {
+    /// The scenario name: `"reserve"` or `"span"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowControl::Reserve => "reserve",
+            FlowControl::Span => "span",
+        }
+    }
+
+    /// The flow control named `name`, if any.
+    pub fn from_name(name: &str) -> Option<FlowControl> {
+        [FlowControl::Reserve, FlowControl::Span]
+            .into_iter()
+            .find(|f| f.name() == name)
+    }
+}
+
 /// R²CP receiver parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct R2cpConfig {
@@ -30,6 +70,8 @@ pub struct R2cpConfig {
     /// its own per-pipe windows and round trips (beyond the papers: each
     /// pipe otherwise grows as its own RCP).
     pub coupling: Coupling,
+    /// How requests are kept within the receive buffer.
+    pub flow: FlowControl,
     /// Pipes that act on their host's wireless-loss reports, as RCP-ELN
     /// (RCP §3.4.2) chosen per interface (§4.3.3): bit `p` for the pipe on
     /// path `p` (paths 0 to 63).

@@ -3,18 +3,67 @@
 //! reports (`loss()`, `established()`), coupled increase, and pipes closing
 //! and handing off (§4.3.2, §4.4.1).
 
-use super::{Pipe, PipeReport, R2cpReceiver};
+use super::{FlowControl, Pipe, PipeReport, R2cpReceiver};
 use crate::cc::coupled::{increase_scale, Coupling, SubflowView};
 use crate::endpoint::{AppEvent, PathId, PathStats};
 use crate::time::Instant;
 use crate::wire::rcp::{RcpFlags, RcpHeader};
 
 impl R2cpReceiver {
-    /// §3.3.4 / §4.3.4: requests must fit the receive buffer, counting what
-    /// the application has not read yet.
-    pub(super) fn buffer_end(&self) -> u64 {
+    /// One past the last byte the receive buffer could hold if everything
+    /// from the application's read point on were in it.
+    pub(super) fn span_end(&self) -> u64 {
         let consumed = self.buffer.next() - self.buffer.ready_bytes() as u64;
         consumed + self.config.rwnd_bytes()
+    }
+
+    /// One past the last byte a request may end at: the span's end when
+    /// flow control is by span, anywhere when it is by reservation.
+    pub(super) fn buffer_end(&self) -> u64 {
+        match self.config.flow {
+            FlowControl::Span => self.span_end(),
+            FlowControl::Reserve => u64::MAX,
+        }
+    }
+
+    /// What the receive buffer has committed (§3.3.4's "dummy" buffer per
+    /// requested segment): the bytes the application has not read, those
+    /// that arrived out of order, and a segment for every request
+    /// outstanding or lost and not yet made again (a lost segment keeps its
+    /// room: the stream cannot pass it).
+    pub(super) fn reserved(&self) -> u64 {
+        let held = self.buffer.ready_bytes() as u64 + self.buffer.pending_bytes();
+        held + self.sched.reserved_segments() as u64 * self.config.pipe.mss
+    }
+
+    /// The room kept for the head of line: a segment while it holds none
+    /// (no request for it was ever made), so that the stream can always
+    /// move on once the application reads.
+    fn kept_for_head(&self) -> u64 {
+        let hol = self.buffer.next();
+        let unreserved = !self.buffer.holds(hol) && !self.sched.is_reserved(hol);
+        if unreserved {
+            self.config.pipe.mss
+        } else {
+            0
+        }
+    }
+
+    /// Bytes a segment not reserved yet may still reserve (§4.3.4: a pipe
+    /// freezes when "the number of outstanding data is equal to the
+    /// available buffer space"): for the head of line (`head`), what is
+    /// left; for any other, that less the segment kept for the head of
+    /// line. Unbounded when flow control is by span.
+    pub(super) fn room(&self, head: bool) -> u64 {
+        match self.config.flow {
+            FlowControl::Span => u64::MAX,
+            FlowControl::Reserve => {
+                let keep = if head { 0 } else { self.kept_for_head() };
+                self.config
+                    .rwnd_bytes()
+                    .saturating_sub(self.reserved() + keep)
+            }
+        }
     }
 
     /// True when `len` bytes at `start` lie within what was ever requested
@@ -29,7 +78,18 @@ impl R2cpReceiver {
     /// bytes astride two, answers no request: its bytes are not stored.
     pub(super) fn asked_for(&self, start: u64, len: usize, fin: Option<u64>) -> bool {
         let end = start.saturating_add(len as u64);
-        self.sched.is_segment(start, end, fin.or(self.fin)) && end <= self.buffer_end()
+        if !self.sched.is_segment(start, end, fin.or(self.fin)) {
+            return false;
+        }
+        match self.config.flow {
+            FlowControl::Span => end <= self.span_end(),
+            // A requested segment has its room reserved; another (an
+            // answer to a redundant request) is kept if there is room.
+            FlowControl::Reserve => {
+                let head = start == self.buffer.next();
+                self.sched.is_reserved(start) || len as u64 <= self.room(head)
+            }
+        }
     }
 
     /// `resume()`: buffer space opened, every frozen pipe may ask again.
@@ -55,7 +115,7 @@ impl R2cpReceiver {
                 // for what the buffer can take (the sender serves a pull once
                 // its application, seeking to SEG.DEQ, has written it). Its
                 // first data thus comes one round trip after the handshake.
-                let end = self.buffer_end();
+                let end = self.span_end();
                 let p = &mut self.pipes[i];
                 p.avail = p.avail.max(end);
             }

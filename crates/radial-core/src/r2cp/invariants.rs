@@ -7,13 +7,15 @@
 //!   silent path takes nothing from the others while another works — its
 //!   requests are PROBEs or redundant requests that bind nothing — which
 //!   `plan::source` decides.)
-//! - No request reaches past the receive buffer (flow control, §4.3.4).
+//! - What is held or requested never exceeds the receive buffer (flow
+//!   control by reservation, §3.3.4, §4.3.4); by span, no request reaches
+//!   past the read point plus the buffer.
 //! - The head of line, unless it arrived or the stream is done, is bound
 //!   to a pipe or waits for one: it is never forgotten.
 //! - A suspended pipe has nothing outstanding; each pipe's count of bytes
 //!   in flight is the sum of its outstanding requests.
 
-use super::R2cpReceiver;
+use super::{FlowControl, R2cpReceiver};
 
 impl R2cpReceiver {
     /// Checks the invariants; the first that fails, said.
@@ -38,6 +40,12 @@ impl R2cpReceiver {
                     p.state()
                 ));
             }
+        }
+        let (reserved, rwnd) = (self.reserved(), self.config.rwnd_bytes());
+        if self.config.flow == FlowControl::Reserve && reserved > rwnd {
+            return Err(format!(
+                "{reserved} bytes held or requested, past the receive buffer's {rwnd}"
+            ));
         }
         let end = self.buffer_end();
         for p in &self.pipes {

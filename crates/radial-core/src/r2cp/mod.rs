@@ -27,7 +27,7 @@ mod rules;
 mod scheduler;
 
 pub use crate::policy::{TargetRate, Tokens};
-pub use config::{R2cpConfig, HOL_PATIENCE};
+pub use config::{FlowControl, R2cpConfig, HOL_PATIENCE};
 pub use memory::{RouteMemory, Routes, MEMORY_LIFETIME};
 pub use pipe::{Cap, PathState, Pipe, PipeReport};
 pub use rules::{Rule, Rules};

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 
-use super::{R2cpConfig, R2cpReceiver, Rules, Scheduling};
+use super::{FlowControl, R2cpConfig, R2cpReceiver, Rules, Scheduling};
 use crate::cc::coupled::Coupling;
 use crate::endpoint::{Endpoint, HostEvent, PathId, RouteId};
 use crate::rcp::{Opener, RcpConfig, RcpSender, RcpVariant, Segment, SharedStream, StoredStream};
@@ -109,6 +109,16 @@ struct Net {
 
 impl Net {
     fn new(rules: Rules, scheduling: Scheduling, buffer: u64, len: u64) -> Net {
+        Net::with_flow(rules, scheduling, FlowControl::default(), buffer, len)
+    }
+
+    fn with_flow(
+        rules: Rules,
+        scheduling: Scheduling,
+        flow: FlowControl,
+        buffer: u64,
+        len: u64,
+    ) -> Net {
         let mut pipe = RcpConfig::ns2(RcpVariant::Rcp);
         pipe.window = buffer;
         pipe.conn_id = CONN;
@@ -120,6 +130,7 @@ impl Net {
             rules,
             target: None,
             coupling: Coupling::Uncoupled,
+            flow,
             eln_paths: 0,
         });
         Net {
@@ -307,6 +318,10 @@ fn engine() -> impl Strategy<Value = (Rules, Scheduling)> {
     ]
 }
 
+fn flow_control() -> impl Strategy<Value = FlowControl> {
+    prop_oneof![Just(FlowControl::Span), Just(FlowControl::Reserve)]
+}
+
 proptest! {
     // `RADIAL_ENGINE_CASES` runs more (or fewer) cases than 500.
     #![proptest_config(ProptestConfig {
@@ -317,12 +332,13 @@ proptest! {
     #[test]
     fn random_pipe_events_keep_the_invariants_and_every_byte_arrives_once_in_order(
         (rules, scheduling) in engine(),
+        flow in flow_control(),
         buffer in 4u64..40,
         segments in 1u64..60,
         ops in proptest::collection::vec(op(), 0..300),
     ) {
         let len = segments * MSS - 17;
-        run(Net::new(rules, scheduling, buffer, len), &ops)?;
+        run(Net::with_flow(rules, scheduling, flow, buffer, len), &ops)?;
     }
 }
 
@@ -353,13 +369,14 @@ proptest! {
     #[test]
     fn a_stream_written_as_it_goes_arrives_once_in_order_through_every_pipe(
         (rules, scheduling) in engine(),
+        flow in flow_control(),
         buffer in 4u64..40,
         segments in 1u64..60,
         first in 0u64..3_000,
         ops in proptest::collection::vec(op(), 0..300),
     ) {
         let len = segments * MSS - 17;
-        let mut net = Net::new(rules, scheduling, buffer, len);
+        let mut net = Net::with_flow(rules, scheduling, flow, buffer, len);
         let stream = SharedStream::new();
         stream.extend_to(first.min(len));
         net.shared = Some(stream);
@@ -511,5 +528,50 @@ fn a_new_pipe_on_the_route_of_a_pipe_that_went_starts_from_what_it_knew() {
         net.apply(&Op::Up(1));
         assert_eq!(net.rx.pipe(PathId(1)).unwrap().srtt(), None);
         net.rx.check_invariants().unwrap();
+    }
+}
+
+/// Flow control by reservation (RCP §3.3.4, R²CP §4.3.4): a pipe whose
+/// answers come ten times later than another's may be asked for a segment
+/// past the in-order point plus the buffer, where the quicker pipe's
+/// segments fill the stream before it lands, so long as what is held and
+/// requested fits the buffer; by span it may not.
+#[test]
+fn by_reservation_a_slow_pipe_asks_past_the_span_and_the_buffer_still_holds_all() {
+    for flow in [FlowControl::Span, FlowControl::Reserve] {
+        let buffer = 40;
+        let len = 4_000 * MSS;
+        let mut net = Net::with_flow(Rules::ALL, Scheduling::Ranked, flow, buffer, len);
+        net.apply(&Op::Up(0));
+        net.apply(&Op::Up(1));
+        // Path 0 answers every 10 ms, path 1 every 100 ms; the application
+        // reads at once.
+        let mut beyond = false;
+        for round in 0..400 {
+            let slow = round % 10 == 9;
+            for _ in 0..net.up.len() {
+                if let Some(k) = net.up.iter().position(|(p, _)| *p == 0 || slow) {
+                    net.apply(&Op::DeliverUp(k));
+                }
+            }
+            for _ in 0..net.down.len() {
+                if let Some(k) = net.down.iter().position(|(p, _)| *p == 0 || slow) {
+                    net.apply(&Op::DeliverDown(k));
+                }
+            }
+            net.read_all();
+            net.apply(&Op::Tick(10));
+            net.rx.check_invariants().unwrap();
+            let span_end = net.read + buffer * MSS;
+            let slow_pipe = net.rx.pipe(PathId(1)).unwrap();
+            beyond |= slow_pipe.requested_end().is_some_and(|e| e > span_end);
+            let held = net.rx.reserved();
+            if flow == FlowControl::Reserve {
+                assert!(held <= buffer * MSS, "{held} bytes held or requested");
+            }
+        }
+        assert_eq!(beyond, flow == FlowControl::Reserve, "{flow:?}");
+        net.settle();
+        assert_eq!(net.read, len, "{flow:?}");
     }
 }

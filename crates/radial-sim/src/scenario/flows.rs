@@ -6,7 +6,7 @@ use toml::Spanned;
 
 use radial_core::mptcp;
 use radial_core::ptcp::PtcpConfig;
-use radial_core::r2cp::{R2cpConfig, Rules};
+use radial_core::r2cp::{FlowControl, R2cpConfig, Rules};
 use radial_core::rcp::RcpVariant;
 use radial_core::tcp::TcpVariant;
 use radial_core::Duration;
@@ -246,6 +246,7 @@ impl Resolver<'_> {
                         rules: if paper { Rules::PAPER } else { Rules::ALL },
                         target: None,
                         coupling,
+                        flow: FlowControl::default(),
                         eln_paths: 0,
                     })
                 }

@@ -29,7 +29,7 @@ use text::{line_of, readable_key, readable_message};
 use std::fmt;
 use std::path::Path;
 
-use radial_core::r2cp::{Rules, TargetRate};
+use radial_core::r2cp::{FlowControl, Rules, TargetRate};
 use radial_core::rcp::{Opener, RcpConfig, RcpVariant};
 use radial_core::tcp::{TcpConfig, TcpVariant};
 use radial_core::{Duration, PathId};

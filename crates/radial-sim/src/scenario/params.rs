@@ -344,6 +344,23 @@ impl Resolver<'_> {
                 *(rule.switch)(&mut c.rules) = false;
             }
         }
+        if let Some(flow) = &policy.flow {
+            let FlowProtocol::R2cp(c) = &mut *protocol else {
+                return self.err(
+                    Some(flow.span()),
+                    format!("{key}.flow"),
+                    "`flow` applies to R²CP flows only".into(),
+                );
+            };
+            let Some(f) = FlowControl::from_name(flow.get_ref()) else {
+                return self.err(
+                    Some(flow.span()),
+                    format!("{key}.flow"),
+                    format!("unknown flow control `{}` (reserve, span)", flow.get_ref()),
+                );
+            };
+            c.flow = f;
+        }
         let (redundant_striping, target) = match protocol {
             FlowProtocol::R2cp(c) => (&mut c.rules.redundant_striping, &mut c.target),
             FlowProtocol::Ptcp(c) => {

@@ -248,6 +248,8 @@ pub struct PolicyTable {
     pub rpc: Option<Spanned<String>>,
     #[serde(default)]
     pub without: Option<Spanned<Vec<String>>>,
+    #[serde(default)]
+    pub flow: Option<Spanned<String>>,
 }
 
 /// One pipe of an R²CP flow.

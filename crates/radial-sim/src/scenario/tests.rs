@@ -307,6 +307,35 @@ fn a_policy_switches_rules_off_by_name() {
 }
 
 #[test]
+fn an_r2cp_flow_controls_its_buffer_by_span_or_by_reservation() {
+    use radial_core::r2cp::FlowControl;
+    let flow = |protocol: &str, name: &str| {
+        edit(
+            "protocol = \"tcp-sack\"",
+            &format!("protocol = \"{protocol}\""),
+        ) + &format!("policy = {{ flow = \"{name}\" }}\n")
+    };
+    for (name, want) in [
+        ("reserve", FlowControl::Reserve),
+        ("span", FlowControl::Span),
+    ] {
+        let sc = Scenario::parse("t.toml", &flow("r2cp", name)).unwrap();
+        let spec = sc.build(&sc.points()[0], 1).unwrap();
+        let FlowProtocol::R2cp(c) = &spec.flows[0].protocol else {
+            panic!("an R²CP flow");
+        };
+        assert_eq!(c.flow, want);
+    }
+    let e = expect_error(&flow("r2cp", "loose"), "flow[0].policy.flow", "policy = {");
+    assert!(e.message.contains("reserve, span"), "{e}");
+    expect_error(
+        &flow("ptcp", "reserve"),
+        "flow[0].policy.flow",
+        "policy = {",
+    );
+}
+
+#[test]
 fn handoffs_only_on_single_path_flows() {
     let text = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp\"")
         + "handoffs = [{ at = \"5s\", to = \"A\" }]\n";

@@ -81,6 +81,15 @@ pub struct Limits {
     pub avail: u64,
     /// End of the stream, once known.
     pub fin: Option<u64>,
+    /// Bytes the receive buffer may still reserve for a segment not
+    /// reserved yet ([`crate::r2cp::FlowControl::Reserve`]; `u64::MAX` when
+    /// `buffer_end` alone bounds requests).
+    pub room: u64,
+    /// The head of line (the next in-order byte).
+    pub head: u64,
+    /// What the head of line's segment may reserve: `room` and the segment
+    /// kept for it.
+    pub head_room: u64,
 }
 
 /// `pending`, `binding` and `rank`.
@@ -226,10 +235,33 @@ impl Scheduler {
     }
 
     /// A segment fits when it is inside the stream, the sender has all of
-    /// it, and the receive buffer has room for it.
+    /// it, and the receive buffer has room for it: reserved already (it was
+    /// requested and is outstanding, or its request was lost), or room is
+    /// left (for the head of line, with the segment kept for it).
     fn fits(&self, start: u64, limits: Limits) -> bool {
         let e = self.segment_end(start, limits.fin);
-        start < limits.fin.unwrap_or(u64::MAX) && e <= limits.buffer_end && e <= limits.avail
+        let room = if start == limits.head {
+            limits.head_room
+        } else {
+            limits.room
+        };
+        start < limits.fin.unwrap_or(u64::MAX)
+            && e <= limits.buffer_end
+            && e <= limits.avail
+            && (self.is_reserved(start) || e - start <= room)
+    }
+
+    /// Whether the segment at `start` holds room in the receive buffer: its
+    /// request is outstanding, or was lost and waits to be made again
+    /// (flow control by reservation, §3.3.4).
+    pub fn is_reserved(&self, start: u64) -> bool {
+        self.bound.contains_key(&start) || self.requested_before.contains(&start)
+    }
+
+    /// Segments holding room in the receive buffer without being in it:
+    /// outstanding, or lost and waiting to be requested again.
+    pub fn reserved_segments(&self) -> usize {
+        self.bound.len() + self.requested_before.len()
     }
 
     /// The pending segments in order: the explicit ones, then the frontier

@@ -8,6 +8,9 @@ fn open() -> Limits {
         buffer_end: u64::MAX,
         avail: u64::MAX,
         fin: None,
+        room: u64::MAX,
+        head: 0,
+        head_room: u64::MAX,
     }
 }
 
@@ -204,6 +207,9 @@ fn freeze_when_nothing_fits_the_buffer() {
         buffer_end: 2 * MSS,
         avail: u64::MAX,
         fin: None,
+        room: u64::MAX,
+        head: 0,
+        head_room: u64::MAX,
     };
     assert!(matches!(
         s.send(ms(0), PathId(0), 0, rtt(PathId(0)).unwrap(), rtt, lim),
@@ -233,6 +239,9 @@ fn a_frozen_pipe_gets_the_hole_once_the_requests_ranked_before_it_are_answered()
         buffer_end: 8 * MSS,
         avail: u64::MAX,
         fin: None,
+        room: u64::MAX,
+        head: 0,
+        head_room: u64::MAX,
     };
     let d = Duration::from_millis(10);
     for i in 0..7 {
@@ -258,6 +267,9 @@ fn the_last_segment_is_cut_at_the_end_of_the_stream() {
         buffer_end: u64::MAX,
         avail: 1500,
         fin: Some(1500),
+        room: u64::MAX,
+        head: 0,
+        head_room: u64::MAX,
     };
     s.send(ms(0), PathId(0), 0, rtt(PathId(0)).unwrap(), rtt, lim);
     assert_eq!(
@@ -329,6 +341,9 @@ fn a_redundant_request_at_the_frontier_stays_pending_for_others() {
         buffer_end: MSS,
         avail: u64::MAX,
         fin: None,
+        room: u64::MAX,
+        head: 0,
+        head_room: u64::MAX,
     };
     assert!(s.recv(0).is_some());
     assert_eq!(s.send_redundant(tight), Pick::Freeze);
