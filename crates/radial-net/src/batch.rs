@@ -122,6 +122,12 @@ impl Receiver {
         }
     }
 
+    /// How many buffers one [`Receiver::receive`] can fill: one that fills
+    /// fewer found the socket's queue empty.
+    pub fn capacity(&self) -> usize {
+        self.bufs.len()
+    }
+
     /// Calls `each(from, datagram)` for every datagram of the `n` buffers
     /// the last [`Receiver::receive`] filled.
     pub fn each(&mut self, n: usize, mut each: impl FnMut(SocketAddr, &mut [u8])) {

@@ -244,6 +244,13 @@ pub fn receive_each(
                 datagrams += 1;
                 each(i, path.accept(i, conn, from, d));
             });
+            // Fewer than a full batch: the queue was empty when the call
+            // returned, and the socket is registered edge-triggered, so a
+            // datagram arriving later raises a new event. Asking again only
+            // to hear "would block" cost a system call per path per wake.
+            if n < receiver.capacity() {
+                break;
+            }
         }
         path.sock = Some(sock);
     }
