@@ -4,6 +4,9 @@
 # root): goodput, longest stall, CPU seconds per GB (user + system, `perf
 # stat`'s task-clock) and context switches, alternating the two modes.
 # Needs root, perf, python3.
+# RADIAL_BASE=path compares two builds instead, both with wake moderation:
+# the base build's `get` and this build's, in turns, each against its own
+# `serve`; the table then also counts the client's receive system calls.
 # Usage: sudo tools/bench/wakes.sh [REPEAT]   (default 3)
 # Prints a Markdown table, a row per run.
 set -euo pipefail
@@ -18,8 +21,17 @@ cases=(
     "three 30 10.0.0.2 10.0.1.2 10.0.2.2"
 )
 
-echo "| case | wake moderation | goodput (Mbit/s) | longest stall (s) | CPU s/GB | context switches |"
-echo "|---|---|---|---|---|---|"
+# Modes to alternate: wake moderation on and off, or the base build and
+# this one.
+if [ -n "${RADIAL_BASE:-}" ]; then
+    modes=(base this)
+    echo "| case | build | goodput (Mbit/s) | longest stall (s) | CPU s/GB | context switches | recvmmsg calls |"
+    echo "|---|---|---|---|---|---|---|"
+else
+    modes=(on off)
+    echo "| case | wake moderation | goodput (Mbit/s) | longest stall (s) | CPU s/GB | context switches |"
+    echo "|---|---|---|---|---|---|"
+fi
 for c in "${cases[@]}"; do
     read -r name mb rest <<<"$c"
     read -ra addresses <<<"$rest"
@@ -27,13 +39,19 @@ for c in "${cases[@]}"; do
     for a in "${addresses[@]}"; do vias+=(--via "$a"); done
     [ -f "$work/files/f$mb.bin" ] || head -c $((mb * 1000000)) /dev/urandom >"$work/files/f$mb.bin"
     for _ in $(seq "$repeat"); do
-        for mode in on off; do
+        for mode in "${modes[@]}"; do
             flags=()
-            [ "$mode" = off ] && flags+=(--no-wake-moderation)
+            bin=$radial
+            events=task-clock,context-switches
+            case $mode in
+            off) flags+=(--no-wake-moderation) ;;
+            base) bin=$RADIAL_BASE ;;
+            esac
+            [ -n "${RADIAL_BASE:-}" ] && events+=,syscalls:sys_enter_recvmmsg
             "$radial" shell "scenarios/shell/$name.toml" \
-                --server "$radial serve --root $work/files --listen $server:7400 --insecure >/dev/null 2>&1" -- \
-                perf stat -x, -e task-clock,context-switches -o "$work/stat" \
-                "$radial" get "radial://$server:7400/f$mb.bin" "${vias[@]}" \
+                --server "$bin serve --root $work/files --listen $server:7400 --insecure >/dev/null 2>&1" -- \
+                perf stat -x, -e "$events" -o "$work/stat" \
+                "$bin" get "radial://$server:7400/f$mb.bin" "${vias[@]}" \
                 --insecure --json --force -o "$work/out.bin" "${flags[@]}" >"$work/run.json" 2>/dev/null
             python3 - "$work/run.json" "$work/stat" "$name" "$mode" <<'PY'
 import json, sys
@@ -44,7 +62,10 @@ for line in open(sys.argv[2]):
     if len(f) > 2 and f[0]:
         stat[f[2]] = float(f[0])
 cpu = stat["task-clock"] / 1000 / (r["bytes"] / 1e9)
-print(f"| {sys.argv[3]} | {sys.argv[4]} | {r['mbps']:.2f} | {r['longest_stall_s']:.3f} | {cpu:.1f} | {int(stat['context-switches'])} |")
+row = f"| {sys.argv[3]} | {sys.argv[4]} | {r['mbps']:.2f} | {r['longest_stall_s']:.3f} | {cpu:.1f} | {int(stat['context-switches'])} |"
+if "syscalls:sys_enter_recvmmsg" in stat:
+    row += f" {int(stat['syscalls:sys_enter_recvmmsg'])} |"
+print(row)
 PY
         done
     done
