@@ -26,6 +26,8 @@ pub enum FlowControl {
     /// and a pipe takes room only once every quicker working pipe could
     /// fill its window (room held for a round trip brings one segment per
     /// round trip, so a short buffer goes to the quickest pipes first).
+    /// Experimental: some transfers never finish with it
+    /// (docs/protocols.md).
     Reserve,
     /// No request ends past the application's read point plus the buffer,
     /// as a TCP sender's window (the receiver names a segment a round trip
