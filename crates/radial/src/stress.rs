@@ -158,7 +158,7 @@ fn storm_checks(results: &[RunResult]) -> Vec<Check> {
 }
 
 /// `scenarios/stress/fresh-attachments.toml`'s turns: each link is up
-/// this long in turn, the WLAN (9 Mbit/s) first, then the WWAN (2 Mbit/s).
+/// this long in turn, the WLAN first, then the WWAN, at these rates.
 const FRESH_TURN_S: f64 = 2.0;
 const FRESH_RATES_MBPS: [f64; 2] = [9.0, 2.0];
 /// A path's rate is reached when the in-order goodput over this window

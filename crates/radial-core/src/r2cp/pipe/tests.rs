@@ -32,6 +32,28 @@ impl Pipe {
         self.on_data(now, id, start)
     }
 
+    /// An established pipe, alone, whose window grew to `cwnd` bytes over
+    /// answers 100 ms after their requests (of 1000-byte segments from 0,
+    /// the first at 10 ms): the pipe, the next segment to ask for, and the
+    /// time of the last answers (ms).
+    pub(super) fn grown_to(cwnd: u64) -> (Pipe, u64, u64) {
+        const SEG: u64 = 1000;
+        let at = |v: u64| Instant::from_millis(v);
+        let mut p = Pipe::established(10_000_000);
+        let (mut next, mut t) = (0, 10);
+        while p.cwnd() < cwnd {
+            while p.can_request(at(t)) {
+                p.request(at(t), next * SEG, (next + 1) * SEG, 0);
+                next += 1;
+            }
+            t += 100;
+            for l in p.locals() {
+                p.answer(at(t), (l + 1) as u32);
+            }
+        }
+        (p, next, t)
+    }
+
     /// The local numbers of the outstanding requests, oldest first.
     fn locals(&self) -> Vec<u64> {
         self.requests.by_local().keys().copied().collect()
@@ -229,20 +251,7 @@ mod outage {
     /// An established pipe, alone (no cap, so unpaced), whose window grew
     /// to 40 segments over answers 100 ms after their requests.
     fn grown() -> (Pipe, u64, u64) {
-        let mut p = Pipe::established(10_000_000);
-        let (mut next, mut t) = (0, 10);
-        while p.cwnd() < 40 * MSS {
-            while p.can_request(ms(t)) {
-                p.request(ms(t), next * MSS, (next + 1) * MSS, 0);
-                next += 1;
-            }
-            t += 100;
-            let out: Vec<u64> = p.locals();
-            for l in out {
-                p.answer(ms(t), (l + 1) as u32);
-            }
-        }
-        (p, next, t)
+        Pipe::grown_to(40 * MSS)
     }
 
     /// How many requests the pipe may send at `t` without time passing.
@@ -609,18 +618,7 @@ mod route_memory {
     /// An established pipe whose window grew to 30 segments over answers
     /// 100 ms after their requests; the time of its last answer.
     fn grown() -> (Pipe, u64) {
-        let mut p = Pipe::established(10_000_000);
-        let (mut next, mut t) = (0, 10);
-        while p.cwnd() < 30 * MSS {
-            while p.can_request(ms(t)) {
-                p.request(ms(t), next * MSS, (next + 1) * MSS, 0);
-                next += 1;
-            }
-            t += 100;
-            for l in p.locals() {
-                p.answer(ms(t), (l + 1) as u32);
-            }
-        }
+        let (p, _, t) = Pipe::grown_to(30 * MSS);
         (p, t)
     }
 
