@@ -33,17 +33,17 @@ impl Pipe {
     }
 
     /// An established pipe, alone, whose window grew to `cwnd` bytes over
-    /// answers 100 ms after their requests (of 1000-byte segments from 0,
+    /// answers 100 ms after their requests (of whole segments from 0,
     /// the first at 10 ms): the pipe, the next segment to ask for, and the
     /// time of the last answers (ms).
     pub(super) fn grown_to(cwnd: u64) -> (Pipe, u64, u64) {
-        const SEG: u64 = 1000;
         let at = |v: u64| Instant::from_millis(v);
         let mut p = Pipe::established(10_000_000);
+        let seg = p.config.mss;
         let (mut next, mut t) = (0, 10);
         while p.cwnd() < cwnd {
             while p.can_request(at(t)) {
-                p.request(at(t), next * SEG, (next + 1) * SEG, 0);
+                p.request(at(t), next * seg, (next + 1) * seg, 0);
                 next += 1;
             }
             t += 100;
