@@ -2,7 +2,7 @@
 //! paths that go dark or blackhole for good, channels stuck bad, handoff
 //! storms, migrations to a replica, paths slowing 1000×, and receive buffers
 //! from 4 segments to 4× the largest bandwidth-delay product, with up to
-//! five pipes. One path (the anchor) always works. Whatever happens, the
+//! five pipes, R²CP's flow control by span or by reservation. One path (the anchor) always works. Whatever happens, the
 //! application gets every byte once, in order, the transfer finishes, and
 //! in-order delivery never waits longer than 1 s plus the anchor's
 //! retransmission timeout. pTCP, coupled R²CP and MPTCP go through the
@@ -65,6 +65,8 @@ struct Case {
     /// segments).
     buffer: f64,
     redundant: bool,
+    /// R²CP's flow control by reservation instead of by span.
+    reserve: bool,
     seed: u64,
 }
 
@@ -164,8 +166,14 @@ impl Case {
             pipe.push_str(" }");
             pipes.push(pipe);
         }
+        let flow = if self.protocol.starts_with("r2cp") {
+            let f = if self.reserve { "reserve" } else { "span" };
+            format!(", flow = \"{f}\"")
+        } else {
+            String::new()
+        };
         s.push_str(&format!(
-            "\n[[flow]]\nname = \"f\"\nprotocol = \"{}\"\nfrom = \"S1\"\nto = \"MH0\"\nsize = \"{}B\"\npipes = [ {} ]\npolicy = {{ redundant_striping = {} }}\n",
+            "\n[[flow]]\nname = \"f\"\nprotocol = \"{}\"\nfrom = \"S1\"\nto = \"MH0\"\nsize = \"{}B\"\npipes = [ {} ]\npolicy = {{ redundant_striping = {}{flow} }}\n",
             self.protocol,
             self.size,
             pipes.join(", "),
@@ -221,9 +229,10 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         20_000u64..2_000_000,
         0.0..1.0f64,
         any::<bool>(),
+        any::<bool>(),
         any::<u64>(),
     )
-        .prop_map(|(anchor, others, size, buffer, redundant, seed)| {
+        .prop_map(|(anchor, others, size, buffer, redundant, reserve, seed)| {
             let mut paths = vec![anchor];
             paths.extend(others);
             Case {
@@ -232,6 +241,7 @@ fn case_strategy() -> impl Strategy<Value = Case> {
                 size,
                 buffer: buffer * buffer,
                 redundant,
+                reserve,
                 seed,
             }
         })
@@ -258,6 +268,7 @@ fn coupled_case((c, pick): (Case, usize)) -> Case {
         mptcp => Case {
             protocol: mptcp,
             redundant: false,
+            reserve: false,
             ..ptcp_case(c)
         },
     }
@@ -374,6 +385,7 @@ fn counter_example_striped(paths: Vec<Path>, size: u64, buffer: f64, redundant: 
         size,
         buffer,
         redundant,
+        reserve: false,
         seed,
     };
     let f = run(&c);
@@ -879,7 +891,36 @@ fn ptcp_takes_an_acknowledgment_as_proof_only_of_data_every_transmission_carried
         size: 1_017_001,
         buffer: 0.05288910625491269,
         redundant: false,
+        reserve: false,
         seed: 13616530812082154,
     };
     check_integrity(&c, &run(&c)).unwrap();
+}
+
+#[test]
+fn a_path_slowed_far_past_its_timeout_shows_its_round_trip_by_its_late_answers() {
+    // An 11-segment buffer, redundant striping, flow control by
+    // reservation; the quicker path slows 1000× at 4.2 s. Each of its
+    // requests times out before its answer comes, so by Karn's rule it
+    // measured nothing and kept showing the round trip it had before;
+    // every old answer it still delivered made it heard, it resumed its
+    // window and reserved the buffer, for seconds a segment, while the
+    // anchor asked one segment at a time: the transfer did not finish in
+    // 600 s. Its late answers now show its round trip (rule
+    // `late_samples`), and it leaves the buffer to the anchor.
+    let c = Case {
+        protocol: "r2cp",
+        paths: vec![
+            path(3108, 247, 10, 0.0, Fate::Calm),
+            path(11813, 85, 10, 0.0, Fate::Slows { at: 4227 }),
+        ],
+        size: 1_170_001,
+        buffer: 0.011161533680635057,
+        redundant: true,
+        reserve: true,
+        seed: 6720948338746483866,
+    };
+    let f = run(&c);
+    check_integrity(&c, &f).unwrap();
+    check_stall(&c, &f).unwrap();
 }

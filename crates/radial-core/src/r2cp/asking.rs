@@ -186,12 +186,15 @@ impl R2cpReceiver {
     }
 
     /// The buffer's room pipe `i` may reserve from: what is left once every
-    /// quicker working pipe could fill its window. A segment's room is held
-    /// for a round trip of the pipe that asks for it, so room given to a
-    /// pipe with round trip `r` brings one segment per `r`: a buffer too
-    /// small for every pipe's window goes to the quickest first (the
-    /// greedy answer to filling it for the most goodput), and a slower pipe
-    /// takes what they leave.
+    /// quicker working pipe could fill the window it grows to while a
+    /// request of pipe `i` is out. A segment's room is held for a round
+    /// trip of the pipe that asks for it, so room given to a pipe with
+    /// round trip `r` brings one segment per `r`: a buffer too small for
+    /// every pipe's window goes to the quickest first (the greedy answer
+    /// to filling it for the most goodput), and a slower pipe takes what
+    /// they leave — counted at the windows they reach before its room
+    /// comes back (a quicker pipe in slow start doubles its window each of
+    /// its round trips meanwhile).
     fn room_for(&self, i: usize, ask: &Ask) -> u64 {
         let room = self.room(false);
         if room == u64::MAX {
@@ -205,8 +208,10 @@ impl R2cpReceiver {
             .pipes
             .iter()
             .enumerate()
-            .filter(|(j, q)| *j != i && q.live() && rtt(q.path).is_some_and(|r| r < ours))
-            .map(|(_, q)| q.window().saturating_sub(q.in_flight()))
+            .filter_map(|(j, q)| {
+                let r = rtt(q.path).filter(|r| j != i && q.live() && *r < ours)?;
+                Some(q.window_within(ours, r).saturating_sub(q.in_flight()))
+            })
             .sum();
         room.saturating_sub(quicker)
     }

@@ -24,10 +24,10 @@ pub enum FlowControl {
     /// segment whose request was lost keeps its room; while no request was
     /// ever made for the head of line, a segment of room is kept for it;
     /// and a pipe takes room only once every quicker working pipe could
-    /// fill its window (room held for a round trip brings one segment per
-    /// round trip, so a short buffer goes to the quickest pipes first).
-    /// Experimental: some transfers never finish with it
-    /// (docs/protocols.md).
+    /// fill the window it grows to meanwhile (room held for a round trip
+    /// brings one segment per round trip, so a short buffer goes to the
+    /// quickest pipes first). Not the default: a make-before-break handoff pauses delivery longer
+    /// with it (docs/protocols.md).
     Reserve,
     /// No request ends past the application's read point plus the buffer,
     /// as a TCP sender's window (the receiver names a segment a round trip

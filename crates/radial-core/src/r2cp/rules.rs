@@ -82,6 +82,13 @@ pub struct Rules {
     /// temporal sharing of a control block: RFC 9040 §5, §8). Off: every
     /// pipe starts from the initial RTO and window.
     pub route_memory: bool,
+    /// An answer to a request the pipe gave up on (timed out, or deemed
+    /// lost) is a round-trip sample: its id names the request, so the
+    /// sample is unambiguous, as TCP's timestamps make the acknowledgment
+    /// of a retransmission one (RFC 7323 §4; RFC 6298 §3 exempts them from
+    /// Karn's algorithm). A path that slowed far past its timeout thus
+    /// shows its round trip. Off: such answers are not timed (Karn).
+    pub late_samples: bool,
 }
 
 /// One rule: its name, what it does in a line, and its switch.
@@ -112,6 +119,7 @@ impl Rules {
         take_back: true,
         eager_syn: true,
         route_memory: true,
+        late_samples: true,
     };
 
     /// Every rule off: the paper's engine (`r2cp-paper`).
@@ -130,10 +138,11 @@ impl Rules {
         take_back: false,
         eager_syn: false,
         route_memory: false,
+        late_samples: false,
     };
 
     /// Every rule, in the order the documentation lists them.
-    pub const LIST: [Rule; 14] = [
+    pub const LIST: [Rule; 15] = [
         Rule {
             name: "look_ahead",
             about:
@@ -205,6 +214,11 @@ impl Rules {
             about:
                 "a new pipe on an earlier pipe's route starts from its RTT and window (RFC 9040)",
             switch: |r| &mut r.route_memory,
+        },
+        Rule {
+            name: "late_samples",
+            about: "an answer to a request given up on still times the path (RFC 7323)",
+            switch: |r| &mut r.late_samples,
         },
     ];
 

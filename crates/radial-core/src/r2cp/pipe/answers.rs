@@ -39,6 +39,9 @@ pub(super) struct AnswerClock {
     gap: Option<Duration>,
     /// The longest pause of the stream lately.
     longest_gap: LongestGap,
+    /// The round trip of the latest answer to a request given up on, until
+    /// a request is answered in time (rule `late_samples`).
+    late: Option<Duration>,
 }
 
 impl AnswerClock {
@@ -49,6 +52,7 @@ impl AnswerClock {
             last: None,
             gap: None,
             longest_gap: LongestGap::default(),
+            late: None,
         }
     }
 
@@ -136,6 +140,7 @@ impl AnswerClock {
 
     /// A request sent at `asked` was answered at `now`.
     pub(super) fn answered(&mut self, now: Instant, asked: Instant) {
+        self.late = None;
         if let Some((at, latest_asked)) = self.last {
             let gap = now.saturating_since(at);
             // Only a request that was in the stream at the previous answer
@@ -155,6 +160,13 @@ impl AnswerClock {
         }
     }
 
+    /// A request given up on, sent at `asked`, was answered at `now` after
+    /// all: until a request is answered in time, the pipe shows at least
+    /// that round trip.
+    pub(super) fn answered_late(&mut self, now: Instant, asked: Instant) {
+        self.late = Some(now.saturating_since(asked));
+    }
+
     /// The path's slack: how long its stream may pause before it counts as
     /// silent — four answer gaps, a quarter of the shortest round trip, or
     /// twice the longest pause lately, whichever is longest (see the module
@@ -168,12 +180,15 @@ impl AnswerClock {
 
     /// The round trip the pipe shows for a request sent now: `expected`
     /// (what its flight at its rate takes), or, when its oldest outstanding
-    /// request has waited longer, that wait.
+    /// request has waited longer, that wait, or, until a request is
+    /// answered in time, the round trip of the latest late answer.
     pub(super) fn shown(&self, now: Instant, requests: &Requests, expected: Duration) -> Duration {
         let oldest = requests
             .oldest_sent()
             .map_or(Duration::ZERO, |t| now.saturating_since(t));
-        expected.max(oldest)
+        expected
+            .max(oldest)
+            .max(self.late.unwrap_or(Duration::ZERO))
     }
 
     /// Whether the path fell silent for a request sent at `asked`: it has

@@ -122,7 +122,7 @@ impl Pipe {
         self.state = self.state.on_link_down();
         report.lost = self
             .requests
-            .take_all()
+            .take_all(self.given_up_kept())
             .into_iter()
             .map(|(_, r)| r.start)
             .collect();

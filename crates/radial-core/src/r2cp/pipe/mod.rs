@@ -220,6 +220,23 @@ impl Pipe {
         self.cap.window(self.cwnd())
     }
 
+    /// The window the pipe grows to over `span` if each of its round trips
+    /// (`rtt`) brings what it asks: doubled per round trip in slow start,
+    /// a segment more per round trip after (RFC 5681 §3.1), within the
+    /// receive buffer and its cap.
+    pub fn window_within(&self, span: Duration, rtt: Duration) -> u64 {
+        let w = self.cc.window();
+        let rwnd = self.config.rwnd_bytes();
+        let rounds = span.as_secs_f64() / rtt.as_secs_f64().max(1e-6);
+        let grown = if w.cwnd < w.ssthresh {
+            let doubled = w.cwnd as f64 * rounds.min(64.0).exp2();
+            doubled.min(w.ssthresh.max(w.cwnd) as f64 + self.config.mss as f64 * rounds)
+        } else {
+            w.cwnd as f64 + self.config.mss as f64 * rounds
+        };
+        self.cap.window((grown.min(rwnd as f64) as u64).max(w.cwnd))
+    }
+
     /// Bytes requested and neither arrived nor deemed lost.
     pub fn in_flight(&self) -> u64 {
         self.requests.in_flight()
@@ -249,6 +266,13 @@ impl Pipe {
     /// bytes per second (0 before a sample).
     pub fn delivery_rate(&self) -> u64 {
         self.rate.max_rate()
+    }
+
+    /// How long a request given up on is kept to time a late answer
+    /// (rule `late_samples`): the timeout's upper bound (RFC 6298 §2.5),
+    /// the longest round trip the estimator takes as one.
+    fn given_up_kept(&self) -> Duration {
+        self.config.rtt.max_rto
     }
 
     /// The bandwidth-delay product of the pipe's path: its highest recent
@@ -509,10 +533,20 @@ impl Pipe {
         };
         if !self.requests.asks(local, start) {
             // Late (deemed lost already, and asked again elsewhere), or
-            // stale.
+            // stale. A late answer still shows the path's round trip (rule
+            // `late_samples`): its id names the request it answers, so the
+            // time is unambiguous, as TCP's timestamps make the
+            // acknowledgment of a retransmission (RFC 7323 §4). The
+            // timeout's estimator keeps Karn's rule (RFC 6298 §3).
+            if let Some(sent) = self.requests.answered_late(local, start) {
+                if self.rules.late_samples {
+                    self.answers.answered_late(now, sent);
+                }
+            }
             return report;
         }
         let r = self.requests.remove(local).expect("outstanding");
+        self.requests.forget_given_up_before(local);
         let len = r.len();
         self.intervals.on_delivered(len);
         let (shape, bdp) = (self.shape(), self.bdp());
@@ -549,7 +583,8 @@ impl Pipe {
     fn detect_losses(&mut self, now: Instant, local: u64, report: &mut PipeReport) {
         let flight = self.in_flight();
         for l in self.requests.later_arrival(local, self.config.dupthresh) {
-            let req = self.requests.remove(l).expect("listed above");
+            let keep = self.given_up_kept();
+            let req = self.requests.give_up(l, keep).expect("listed above");
             report.lost.push(req.start);
             if !self.recovery.active() {
                 // The window is halved (`cap.rs` for a pipe its cap held

@@ -79,7 +79,7 @@ impl Pipe {
         let in_use = self.window().min(self.config.rwnd_bytes());
         self.cc.on_loss(now, LossCause::Timeout, in_use);
         self.answers.back_off();
-        for (_, r) in self.requests.take_all() {
+        for (_, r) in self.requests.take_all(self.given_up_kept()) {
             report.lost.push(r.start);
         }
         self.recovery.on_timeout(self.next_local());
@@ -130,7 +130,7 @@ impl Pipe {
     /// on an answer.
     pub fn assume_heard(&mut self, now: Instant) -> PipeReport {
         let mut report = PipeReport::default();
-        for (_, r) in self.requests.take_all() {
+        for (_, r) in self.requests.take_all(self.given_up_kept()) {
             report.lost.push(r.start);
         }
         self.rto_deadline = None;

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use super::rate::Snapshot;
 use crate::rcp::{count_later_arrival, Hole};
-use crate::time::Instant;
+use crate::time::{Duration, Instant};
 use crate::wire::rcp::{PullBlock, RECENT_PULLS};
 
 /// An outstanding request of the pipe.
@@ -46,6 +46,10 @@ pub(super) struct Requests {
     /// The latest pulls, newest first: each request repeats them (§3.3.1),
     /// so a lost request is recovered by the next.
     recent_pulls: VecDeque<PullBlock>,
+    /// Requests given up on (timed out, deemed lost), oldest first, as
+    /// `(local, start, sent_at)`: an answer that still comes names its
+    /// request, so it times the path (rule `late_samples`).
+    given_up: VecDeque<(u64, u64, Instant)>,
 }
 
 impl Requests {
@@ -157,10 +161,64 @@ impl Requests {
         Some(r)
     }
 
-    /// Every request leaves the table (a timeout, a link lost).
-    pub(super) fn take_all(&mut self) -> Vec<(u64, LocalRequest)> {
+    /// Request `local` is deemed lost: it leaves the table, and is kept
+    /// among those given up on while it is younger than `horizon`.
+    pub(super) fn give_up(&mut self, local: u64, horizon: Duration) -> Option<LocalRequest> {
+        let r = self.remove(local)?;
+        self.note_given_up(local, &r, horizon);
+        Some(r)
+    }
+
+    /// Every request leaves the table (a timeout, a link lost), each kept
+    /// among those given up on while younger than `horizon`.
+    pub(super) fn take_all(&mut self, horizon: Duration) -> Vec<(u64, LocalRequest)> {
         self.in_flight = 0;
-        std::mem::take(&mut self.outstanding).into_iter().collect()
+        let all: Vec<(u64, LocalRequest)> =
+            std::mem::take(&mut self.outstanding).into_iter().collect();
+        for (local, r) in &all {
+            self.note_given_up(*local, r, horizon);
+        }
+        all
+    }
+
+    /// Keeps request `local`, given up on, with those given up on that
+    /// left less than `horizon` before it.
+    fn note_given_up(&mut self, local: u64, r: &LocalRequest, horizon: Duration) {
+        while self
+            .given_up
+            .front()
+            .is_some_and(|&(_, _, sent)| sent + horizon < r.sent_at)
+        {
+            self.given_up.pop_front();
+        }
+        self.given_up.push_back((local, r.start, r.sent_at));
+    }
+
+    /// Request `local` was answered in time: the path is a queue, so those
+    /// given up on before it will not be answered any more.
+    pub(super) fn forget_given_up_before(&mut self, local: u64) {
+        while self.given_up.front().is_some_and(|&(l, _, _)| l < local) {
+            self.given_up.pop_front();
+        }
+    }
+
+    /// When request `local`, given up on, left, if it asked for the
+    /// segment at `start` and is still kept: it and those given up on
+    /// before it are forgotten, so an answer times it once.
+    pub(super) fn answered_late(&mut self, local: u64, start: u64) -> Option<Instant> {
+        let k = self
+            .given_up
+            .iter()
+            .position(|&(l, s, _)| l == local && s == start)?;
+        let sent = self.given_up[k].2;
+        self.given_up.drain(..=k);
+        Some(sent)
+    }
+
+    /// How many requests given up on are kept.
+    #[cfg(test)]
+    pub(super) fn given_up_len(&self) -> usize {
+        self.given_up.len()
     }
 
     /// Request `local` was answered: each earlier one counts a later

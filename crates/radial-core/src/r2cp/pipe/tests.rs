@@ -236,6 +236,59 @@ mod timing {
         let shown = p.rtt_shown(ms(5_000));
         assert!(shown < Duration::from_millis(200), "{shown:?}");
     }
+
+    /// A pipe answered in 100 ms whose next request is given up on at its
+    /// timeout and answered 3 s after it left: what it shows at that
+    /// answer, and after a request answered in time.
+    fn answered_late(rule: bool) -> (Duration, Duration) {
+        let mut p = pipe();
+        p.rules.late_samples = rule;
+        p.request(ms(10), 0, 1000, 0);
+        p.answer(ms(110), 1);
+        p.request(ms(110), 1000, 2000, 0);
+        p.handle_timeout(ms(1_000));
+        assert_eq!(p.in_flight(), 0, "given up on");
+        p.on_data(ms(3_110), 2, 1000);
+        let late = p.rtt_shown(ms(3_110));
+        p.request(ms(3_110), 2000, 3000, 0);
+        p.answer(ms(3_210), 3);
+        (late, p.rtt_shown(ms(3_210)))
+    }
+
+    #[test]
+    fn a_late_answer_shows_the_round_trip_until_a_request_is_answered_in_time() {
+        let (late, after) = answered_late(true);
+        assert!(late >= Duration::from_millis(3_000), "{late:?}");
+        assert!(after < Duration::from_millis(1_000), "{after:?}");
+        // Off (Karn): the late answer times nothing.
+        let (late, _) = answered_late(false);
+        assert!(late < Duration::from_millis(1_000), "{late:?}");
+    }
+
+    #[test]
+    fn a_request_given_up_on_is_forgotten_once_a_later_one_is_answered_or_it_is_old() {
+        let mut p = pipe();
+        for k in 0..3 {
+            p.request(ms(10 + k), k * 1000, (k + 1) * 1000, 0);
+        }
+        p.handle_timeout(ms(1_000));
+        assert_eq!(p.requests.given_up_len(), 3);
+        // The second is answered late: it and the first are forgotten.
+        p.on_data(ms(1_100), 2, 1000);
+        assert_eq!(p.requests.given_up_len(), 1);
+        // An answer in time to a later request forgets the third.
+        p.request(ms(1_100), 3000, 4000, 0);
+        p.answer(ms(1_200), 4);
+        assert_eq!(p.requests.given_up_len(), 0);
+        // A request given up on more than the timeout's upper bound after
+        // another lets that one go.
+        p.request(ms(1_200), 4000, 5000, 0);
+        p.handle_timeout(ms(2_000));
+        let later = 1_200 + p.config.rtt.max_rto.as_millis() + 1;
+        p.request(ms(later), 5000, 6000, 0);
+        p.handle_timeout(ms(later + 60_000));
+        assert_eq!(p.requests.given_up_len(), 1);
+    }
 }
 
 mod outage {
@@ -674,5 +727,29 @@ mod route_memory {
             sent += 1;
         }
         assert!(sent < window / MSS / 2, "{sent} of {}", window / MSS);
+    }
+}
+
+mod growth {
+    use super::super::*;
+
+    #[test]
+    fn a_window_doubles_each_round_trip_in_slow_start_and_grows_a_segment_after() {
+        let (p, _, _) = Pipe::grown_to(4_000);
+        let w = p.cc.window();
+        assert!(w.cwnd < w.ssthresh, "in slow start");
+        let rtt = Duration::from_millis(100);
+        assert_eq!(p.window_within(Duration::ZERO, rtt), w.cwnd);
+        assert_eq!(p.window_within(rtt.saturating_mul(2), rtt), 4 * w.cwnd);
+        // Never past the receive buffer.
+        let rwnd = p.config.rwnd_bytes();
+        assert_eq!(p.window_within(rtt.saturating_mul(60), rtt), rwnd);
+        // In congestion avoidance, a segment per round trip.
+        let mut q = p;
+        q.cc.on_loss(Instant::from_millis(10_000), LossCause::Congestion, 8_000);
+        let w = q.cc.window();
+        assert!(w.cwnd >= w.ssthresh, "after the cut");
+        let grown = q.window_within(rtt.saturating_mul(3), rtt);
+        assert_eq!(grown, q.cap.window(w.cwnd + 3 * q.config.mss));
     }
 }
