@@ -18,7 +18,9 @@ seeds, and compares the means with the two goodput criteria:
 Usage: tools/stress/random_aggregation.py [--seed N] [--cases N] [--runs N]
   [--duration S] [--jobs N] [--radial PATH] [--min-paths N] [--max-paths N]
   [--buffer best|largest|sum] [--all-bursty] [--satellite]
-The last five narrow the draw to one class, e.g. three bursty paths with a
+  [--flow span|reserve]
+--flow runs R²CP with flow control by reservation instead of by span. The
+five before it narrow the draw to one class, e.g. three bursty paths with a
 satellite one and the buffer for Ideal:
   --min-paths 3 --max-paths 3 --all-bursty --satellite --buffer sum
 Prints one Markdown row per case; a case below a criterion it is held to is
@@ -64,7 +66,7 @@ def draw_paths(rng, a):
     return paths
 
 
-def scenario(paths, window, mode, duration):
+def scenario(paths, window, mode, duration, flow="span"):
     out = [
         f'[scenario]\nname = "random-aggregation"\nduration = "{duration}s"\n'
         'sample_interval = "1s"\n',
@@ -93,7 +95,7 @@ def scenario(paths, window, mode, duration):
         pipes = ", ".join(f'{{ via = "MH{i}" }}' for i in range(len(paths)))
         out.append(
             '[[flow]]\nname = "aggregate"\nprotocol = "r2cp"\nfrom = "S"\n'
-            f'to = "MH0"\npipes = [ {pipes} ]\n'
+            f'to = "MH0"\npipes = [ {pipes} ]\npolicy = {{ flow = "{flow}" }}\n'
         )
     else:
         for i in range(len(paths)):
@@ -153,7 +155,7 @@ def evaluate(a, number, paths, choice):
             for s in seeds
         ]
         agg = [
-            run(a.radial, work, scenario(paths, window, "aggregate", a.duration), s)[0]
+            run(a.radial, work, scenario(paths, window, "aggregate", a.duration, a.flow), s)[0]
             for s in seeds
         ]
     per_path = [
@@ -195,6 +197,8 @@ def main():
                     help="one buffer rule for every case (default: drawn)")
     ap.add_argument("--all-bursty", action="store_true",
                     help="a Gilbert-Elliott channel on every path")
+    ap.add_argument("--flow", choices=["span", "reserve"], default="span",
+                    help="R²CP's flow control (default: span, the engine's)")
     ap.add_argument("--satellite", action="store_true",
                     help="at least one satellite-like path in every case")
     a = ap.parse_args()
