@@ -26,8 +26,8 @@ pub enum FlowControl {
     /// and a pipe takes room only once every quicker working pipe could
     /// fill the window it grows to meanwhile (room held for a round trip
     /// brings one segment per round trip, so a short buffer goes to the
-    /// quickest pipes first). Not the default: a make-before-break handoff pauses delivery longer
-    /// with it (docs/protocols.md).
+    /// quickest pipes first). Not the default: a make-before-break
+    /// handoff pauses delivery longer with it (docs/protocols.md).
     Reserve,
     /// No request ends past the application's read point plus the buffer,
     /// as a TCP sender's window (the receiver names a segment a round trip

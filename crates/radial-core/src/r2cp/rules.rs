@@ -83,11 +83,12 @@ pub struct Rules {
     /// pipe starts from the initial RTO and window.
     pub route_memory: bool,
     /// An answer to a request the pipe gave up on (timed out, or deemed
-    /// lost) is a round-trip sample: its id names the request, so the
-    /// sample is unambiguous, as TCP's timestamps make the acknowledgment
-    /// of a retransmission one (RFC 7323 §4; RFC 6298 §3 exempts them from
-    /// Karn's algorithm). A path that slowed far past its timeout thus
-    /// shows its round trip. Off: such answers are not timed (Karn).
+    /// lost) times its path: its id names the request, so the time is
+    /// unambiguous, as TCP's timestamps make the acknowledgment of a
+    /// retransmission (RFC 7323 §4). Until a request is answered in time
+    /// the pipe shows the engine that round trip, so a path that slowed
+    /// far past its timeout looks slow; its RTO estimator keeps Karn's
+    /// rule (RFC 6298 §3). Off: such answers are not timed.
     pub late_samples: bool,
 }
 
