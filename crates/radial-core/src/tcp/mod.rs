@@ -19,7 +19,7 @@
 //!   Chan & Ananda): after a handoff the mobile receiver sends two duplicate
 //!   ACKs carrying the new link's bandwidth; the sender transmits at once and
 //!   sets ssthresh (and, aggressive, cwnd) from that bandwidth times its RTT
-//!   ([`sender`]'s `handoff` module);
+//!   (`sender`'s `handoff` module);
 //! - `freeze-tcp`: Freeze-TCP (Goff et al.): the receiver, warned of a
 //!   disconnection, advertises a zero window; the sender waits in persist
 //!   mode with its window and timer intact and resumes when the window
