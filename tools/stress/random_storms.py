@@ -147,66 +147,64 @@ def main():
     if a.fresh:
         fresh(a, cases)
         return
-    print(
-        "| case | WLAN (Mbit/s, ms to AP) | WWAN (Mbit/s, ms to BS) | queue | buffer | turn (s) "
-        "| signalled (Mbit/s) | silent | RCP hard | signalled / RCP | silent / RCP "
-        "| longest gap signalled / silent (s) |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    below = {"r2cp-signalled": 0, "r2cp-silent": 0}
-    total = {"r2cp-signalled": 0.0, "r2cp-silent": 0.0, "rcp-hard": 0.0}
-    for n, c in enumerate(cases):
-        r = run(a.radial, c)
-        g = {v: float(r[v]["goodput_mbps"]) for v in total}
-        gap = {v: float(r[v]["max_delivery_gap_s"] or 0) for v in below}
-        for v in total:
-            total[v] += g[v]
-        for v in below:
-            below[v] += g[v] < g["rcp-hard"]
-        print(
-            f'| {n} | {c["wlan"]}, {c["ap_ms"]} | {c["wwan"]}, {c["bs_ms"]} | {c["queue"]} '
-            f'| {c["window"]} | {c["turn"]} | {g["r2cp-signalled"]:.2f} | {g["r2cp-silent"]:.2f} '
-            f'| {g["rcp-hard"]:.2f} | {g["r2cp-signalled"] / g["rcp-hard"]:.2f} '
-            f'| {g["r2cp-silent"] / g["rcp-hard"]:.2f} '
-            f'| {gap["r2cp-signalled"]:.2f} / {gap["r2cp-silent"]:.2f} |',
-            flush=True,
-        )
-    print(
-        f'\nBelow hard-handoff RCP: signalled in {below["r2cp-signalled"]}, silent in '
-        f'{below["r2cp-silent"]} of {len(cases)} storms. Summed goodput: signalled '
-        f'{total["r2cp-signalled"]:.1f}, silent {total["r2cp-silent"]:.1f}, RCP hard '
-        f'{total["rcp-hard"]:.1f} Mbit/s.'
+    table(
+        a,
+        cases,
+        scenario,
+        {"r2cp-signalled": "signalled", "r2cp-silent": "silent"},
+        ["signalled (Mbit/s)", "silent", "RCP hard", "signalled / RCP", "silent / RCP",
+         "longest gap signalled / silent (s)"],
+        "storms",
+        gaps=True,
     )
 
 
 def fresh(a, cases):
-    print(
-        "| case | WLAN (Mbit/s, ms to AP) | WWAN (Mbit/s, ms to BS) | queue | buffer | turn (s) "
-        "| r2cp (Mbit/s) | r2cp-forgetful | RCP hard | r2cp / RCP | forgetful / RCP |"
+    table(
+        a,
+        cases,
+        fresh_scenario,
+        {"r2cp": "r2cp", "r2cp-forgetful": "r2cp-forgetful"},
+        ["r2cp (Mbit/s)", "r2cp-forgetful", "RCP hard", "r2cp / RCP", "forgetful / RCP"],
+        "cases",
+        gaps=False,
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    variants = ["r2cp", "r2cp-forgetful", "rcp-hard"]
-    below = {"r2cp": 0, "r2cp-forgetful": 0}
-    total = {v: 0.0 for v in variants}
+
+
+def table(a, cases, make, compared, columns, what, gaps):
+    """Runs every case with `make`'s scenario and prints one row per case:
+    the goodput of each variant in `compared` (by its label) and of RCP
+    handing off hard, each against RCP's, and with `gaps` the longest
+    delivery gaps; then how often each fell below RCP, and the sums."""
+    head = "| case | WLAN (Mbit/s, ms to AP) | WWAN (Mbit/s, ms to BS) | queue | buffer | turn (s) "
+    print(head + "".join(f"| {c} " for c in columns) + "|")
+    print("|---" * (6 + len(columns)) + "|")
+    below = {v: 0 for v in compared}
+    total = {v: 0.0 for v in [*compared, "rcp-hard"]}
     for n, c in enumerate(cases):
-        r = run(a.radial, c, fresh_scenario)
-        g = {v: float(r[v]["goodput_mbps"]) for v in variants}
-        for v in variants:
+        r = run(a.radial, c, make)
+        g = {v: float(r[v]["goodput_mbps"]) for v in total}
+        for v in total:
             total[v] += g[v]
         for v in below:
             below[v] += g[v] < g["rcp-hard"]
-        print(
+        row = (
             f'| {n} | {c["wlan"]}, {c["ap_ms"]} | {c["wwan"]}, {c["bs_ms"]} | {c["queue"]} '
-            f'| {c["window"]} | {c["turn"]} | {g["r2cp"]:.2f} | {g["r2cp-forgetful"]:.2f} '
-            f'| {g["rcp-hard"]:.2f} | {g["r2cp"] / g["rcp-hard"]:.2f} '
-            f'| {g["r2cp-forgetful"] / g["rcp-hard"]:.2f} |',
-            flush=True,
+            f'| {c["window"]} | {c["turn"]} '
+            + "".join(f"| {g[v]:.2f} " for v in total)
+            + "".join(f'| {g[v] / g["rcp-hard"]:.2f} ' for v in compared)
         )
+        if gaps:
+            gap = [f'{float(r[v]["max_delivery_gap_s"] or 0):.2f}' for v in compared]
+            row += "| " + " / ".join(gap) + " "
+        print(row + "|", flush=True)
+    labels = list(compared.items())
+    first = ", ".join(f"{label} in {below[v]}" for v, label in labels[:-1])
+    last_v, last_label = labels[-1]
+    sums = ", ".join(f"{label} {total[v]:.1f}" for v, label in labels)
     print(
-        f'\nBelow hard-handoff RCP: r2cp in {below["r2cp"]}, r2cp-forgetful in '
-        f'{below["r2cp-forgetful"]} of {len(cases)} cases. Summed goodput: r2cp '
-        f'{total["r2cp"]:.1f}, r2cp-forgetful {total["r2cp-forgetful"]:.1f}, RCP hard '
-        f'{total["rcp-hard"]:.1f} Mbit/s.'
+        f"\nBelow hard-handoff RCP: {first}, {last_label} in {below[last_v]} of {len(cases)} "
+        f"{what}. Summed goodput: {sums}, RCP hard {total['rcp-hard']:.1f} Mbit/s."
     )
 
 
