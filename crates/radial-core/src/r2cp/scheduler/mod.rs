@@ -92,6 +92,42 @@ pub struct Limits {
     pub head_room: u64,
 }
 
+/// The requests of one other pipe that count ahead of a request arriving
+/// at `ours` (§4.3.1's rank, over `generations` round trips `r` of that
+/// pipe): a request sent at `t`, at or after `from`, triggers one request
+/// per round trip, so it counts once for every `m` in `1..=generations`
+/// with `t < ours - (m + 1)·r`. One walk over the requests old enough to
+/// count at all, from the oldest, the generations they count for falling
+/// as they get younger.
+fn clocked(
+    sent: &BTreeSet<(Instant, u64)>,
+    from: Instant,
+    ours: Instant,
+    r: Duration,
+    generations: u64,
+) -> usize {
+    // `before(m)`: requests sent before it count in generation `m`.
+    let before = |m: u64| {
+        ours.as_nanos()
+            .checked_sub(r.saturating_mul(m + 1).as_nanos())
+            .map(Instant::from_nanos)
+    };
+    let Some(widest) = before(1).filter(|b| *b > from) else {
+        return 0;
+    };
+    // The generations a request sent now would count in: every `m` up to
+    // `g` for which `before(m)` exists and lies past it.
+    let mut g = generations;
+    let mut total = 0;
+    for &(t, _) in sent.range((from, 0)..(widest, 0)) {
+        while g > 0 && before(g).is_none_or(|b| t >= b) {
+            g -= 1;
+        }
+        total += g as usize;
+    }
+    total
+}
+
 /// `pending`, `binding` and `rank`.
 #[derive(Debug)]
 pub struct Scheduler {
@@ -267,9 +303,19 @@ impl Scheduler {
     /// The pending segments in order: the explicit ones, then the frontier
     /// onwards.
     fn nth_pending(&self, k: usize) -> u64 {
-        match self.pending.iter().nth(k) {
-            Some(&s) => s,
-            None => self.frontier + (k - self.pending.len()) as u64 * self.mss,
+        let explicit = self.pending.len();
+        if k >= explicit {
+            // Past the explicit ones: no walk through them.
+            return self.frontier + (k - explicit) as u64 * self.mss;
+        }
+        if 2 * k < explicit {
+            *self.pending.iter().nth(k).expect("k < len")
+        } else {
+            *self
+                .pending
+                .iter()
+                .nth_back(explicit - 1 - k)
+                .expect("k < len")
         }
     }
 
@@ -344,21 +390,8 @@ impl Scheduler {
                         };
                         let a = ahead(*p);
                         let generations = a.generations.clamp(1, MAX_GENERATIONS);
-                        let from = (a.given_up_before.unwrap_or(Instant::ZERO), 0);
-                        let clocked = (1..=generations)
-                            .map_while(|m| {
-                                let before = ours
-                                    .as_nanos()
-                                    .checked_sub(r.saturating_mul(m + 1).as_nanos())?;
-                                let to = (Instant::from_nanos(before), 0);
-                                Some(if to > from {
-                                    sent.range(from..to).count()
-                                } else {
-                                    0
-                                })
-                            })
-                            .sum::<usize>();
-                        clocked.max(a.could as usize)
+                        let from = a.given_up_before.unwrap_or(Instant::ZERO);
+                        clocked(sent, from, ours, r, generations).max(a.could as usize)
                     })
                     .sum()
             }

@@ -348,3 +348,29 @@ fn a_redundant_request_at_the_frontier_stays_pending_for_others() {
     assert!(s.recv(0).is_some());
     assert_eq!(s.send_redundant(tight), Pick::Freeze);
 }
+
+proptest::proptest! {
+    /// The rank's one walk over another pipe's requests counts what one
+    /// range count per generation counts: the requests sent at or after
+    /// `from` and before `ours - (m + 1)·r`, for every generation `m`.
+    #[test]
+    fn the_rank_counts_each_generation_of_another_pipes_requests(
+        sent in proptest::collection::btree_set((0u64..2_000, 0u64..50), 0..200),
+        from in 0u64..2_000,
+        ours in 0u64..4_000,
+        r in 1u64..400,
+        generations in 1u64..=MAX_GENERATIONS,
+    ) {
+        let at = |ms: u64| Instant::from_nanos(ms * 1_000_000);
+        let sent: BTreeSet<(Instant, u64)> = sent.into_iter().map(|(t, s)| (at(t), s)).collect();
+        let (from, ours, r) = (at(from), at(ours), Duration::from_millis(r));
+        let by_range: usize = (1..=generations)
+            .map_while(|m| {
+                let before = ours.as_nanos().checked_sub(r.saturating_mul(m + 1).as_nanos())?;
+                let to = Instant::from_nanos(before);
+                Some(sent.iter().filter(|(t, _)| *t >= from && *t < to).count())
+            })
+            .sum();
+        proptest::prop_assert_eq!(clocked(&sent, from, ours, r, generations), by_range);
+    }
+}
