@@ -441,9 +441,9 @@ pub struct GetFlags {
     #[arg(long)]
     pub json: bool,
     /// Handle each datagram as it arrives, instead of letting a few gather
-    /// for up to an eighth of the shortest round trip (at most 1 ms) after
-    /// a wake that brought few: more CPU at a mobile host's rates, for
-    /// measuring what the pause saves.
+    /// after a wake that brought few (for an eighth of the shortest round
+    /// trip, or less if the connection's rate brings a batch sooner): more
+    /// CPU at a mobile host's rates, for measuring what the pause saves.
     #[arg(long)]
     pub no_wake_moderation: bool,
     /// The receive buffer in bytes, shared by every pipe (default about

@@ -26,12 +26,32 @@ use crate::config::r2cp_config;
 use crate::crypto::Keys;
 use crate::session::ErrorCode;
 
-/// The longest pause [`Transfer::moderation`] lets datagrams gather for.
-const MODERATION: Duration = Duration::from_millis(1);
 /// Pauses shorter than this are not taken.
 const MODERATION_FLOOR: Duration = Duration::from_micros(50);
-/// A wake that brought this many datagrams or more is followed by none.
+/// A wake that brought this many datagrams or more is followed by none,
+/// and no pause gathers more than this many.
 const SMALL_WAKE: usize = 16;
+
+/// The pause of wake moderation ([`Transfer::moderation`]) for pipes whose
+/// shortest round trip is `shortest` and whose delivery rates sum to
+/// `rate` bytes per second: zero when either is unknown or the pause
+/// would be below [`MODERATION_FLOOR`].
+fn moderation_pause(shortest: Option<radial_core::Duration>, rate: u64) -> Duration {
+    let Some(rtt) = shortest else {
+        return Duration::ZERO;
+    };
+    if rate == 0 {
+        return Duration::ZERO;
+    }
+    let batch = SMALL_WAKE as u128 * u128::from(crate::config::MSS);
+    let gather = u64::try_from(batch * 1_000_000_000 / u128::from(rate)).unwrap_or(u64::MAX);
+    let pause = Duration::from_nanos((rtt.as_nanos() / 8).min(gather));
+    if pause < MODERATION_FLOOR {
+        Duration::ZERO
+    } else {
+        pause
+    }
+}
 
 /// The keys of the connection to `to`.
 fn keys_of(offers: &[(SocketAddr, Offered)], to: SocketAddr) -> Arc<Keys> {
@@ -160,25 +180,34 @@ impl Transfer {
     }
 
     /// How long to let datagrams gather before the next wake, after a wake
-    /// that brought `datagrams`: nothing after a full batch or more (the
+    /// that brought `datagrams`: nothing after [`SMALL_WAKE`] or more (the
     /// paths run fast enough to fill batches by themselves, and a pause
-    /// could overflow a socket buffer), otherwise an eighth of the shortest
-    /// round trip any pipe has seen, at most [`MODERATION`], and nothing
-    /// below [`MODERATION_FLOOR`] (a pause shorter than the sleep's own
-    /// cost saves nothing). Never past the engine's next deadline.
+    /// could overflow a socket buffer). Otherwise the shorter of two
+    /// bounds, each a model of what the pause may cost or gain:
+    ///
+    /// - an eighth of the shortest round trip any pipe has seen: a request
+    ///   the pause holds back leaves that much later at most, so a pipe
+    ///   whose window limits it loses at most a ninth of its rate, and
+    ///   every other pipe nothing;
+    /// - the time the connection's delivery rate (each pipe's highest
+    ///   recent one, summed) takes to bring [`SMALL_WAKE`] segments: a
+    ///   longer pause would only end in a wake that takes no pause itself.
+    ///
+    /// Nothing below [`MODERATION_FLOOR`] (a pause shorter than the sleep's
+    /// own cost saves nothing), nothing before any rate is measured, and
+    /// never past the engine's next deadline.
     fn moderation(&self, datagrams: usize) -> Duration {
         if datagrams >= SMALL_WAKE {
             return Duration::ZERO;
         }
-        let shortest = (0..self.paths.len())
-            .filter_map(|i| self.rx.pipe(PathId(PathSock::id(i)))?.min_rtt())
-            .min();
-        let Some(rtt) = shortest else {
-            return Duration::ZERO;
-        };
-        let pause = Duration::from_nanos(rtt.as_nanos() / 8).min(MODERATION);
-        if pause < MODERATION_FLOOR {
-            return Duration::ZERO;
+        let pipes = (0..self.paths.len()).filter_map(|i| self.rx.pipe(PathId(PathSock::id(i))));
+        let shortest = pipes.clone().filter_map(|p| p.min_rtt()).min();
+        let rate = pipes
+            .map(|p| p.delivery_rate())
+            .fold(0u64, u64::saturating_add);
+        let pause = moderation_pause(shortest, rate);
+        if pause.is_zero() {
+            return pause;
         }
         self.rx
             .poll_timeout()
@@ -433,4 +462,48 @@ pub fn get(
     }
     part.rename_to(&cfg.out)?;
     Ok(t.summary(&d, sha256, seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> radial_core::Duration {
+        radial_core::Duration::from_millis(n)
+    }
+
+    /// Bytes per second of `mbit` Mbit/s.
+    fn rate(mbit: u64) -> u64 {
+        mbit * 1_000_000 / 8
+    }
+
+    #[test]
+    fn a_pause_is_an_eighth_of_the_shortest_round_trip_or_a_batch_at_the_rate() {
+        // Two 20 Mbit/s paths, 20 ms the shorter round trip: an eighth of
+        // it (a batch of 16 segments takes 3.84 ms at 40 Mbit/s).
+        assert_eq!(
+            moderation_pause(Some(ms(20)), rate(40)),
+            Duration::from_micros(2500)
+        );
+        // A satellite path alone, 600 ms, 5 Mbit/s: the batch, 30.72 ms,
+        // not 75 ms.
+        assert_eq!(
+            moderation_pause(Some(ms(600)), rate(5)),
+            Duration::from_micros(30_720)
+        );
+    }
+
+    #[test]
+    fn no_pause_before_a_rate_and_a_round_trip_are_measured_or_below_the_floor() {
+        assert_eq!(moderation_pause(None, rate(40)), Duration::ZERO);
+        assert_eq!(moderation_pause(Some(ms(20)), 0), Duration::ZERO);
+        // Loopback: an eighth of 200 µs is under the floor.
+        let loopback = radial_core::Duration::from_micros(200);
+        assert_eq!(
+            moderation_pause(Some(loopback), rate(10_000)),
+            Duration::ZERO
+        );
+        // A fast path: 16 segments at 10 Gbit/s take 15 µs.
+        assert_eq!(moderation_pause(Some(ms(20)), rate(10_000)), Duration::ZERO);
+    }
 }
