@@ -27,6 +27,14 @@
 //! lowers what a path set delivers), and it bounds path sets used without
 //! pause; a scheme that uses a slow path only now and then is not bounded
 //! exactly by it.
+//!
+//! Both bounds are those of flow control by span (a TCP-like window from
+//! the head). A receiver whose flow control is by reservation (a segment's
+//! room held from its request until the application reads it) fixes no
+//! segment's place against the head; its limit is how long each request
+//! holds room: a path used at rate `x` holds at least `x · 2d` of the
+//! buffer (Little's law), so the most it can deliver fills the buffer with
+//! the paths of shortest round trip first, each up to its rate.
 
 use radial_core::Duration;
 use std::collections::BTreeMap;
@@ -82,6 +90,27 @@ pub(crate) fn bound(paths: &[PathModel], buffer_bits: f64, naming: Naming) -> f6
             }
         })
         .fold(0.0, f64::max)
+}
+
+/// The most a receiver whose flow control is by reservation can deliver
+/// over `paths` with `buffer_bits`, in bit/s: each request holds its
+/// segment's room for a round trip at least, so the paths are filled
+/// quickest first while the buffer lasts.
+pub(crate) fn reserved(paths: &[PathModel], buffer_bits: f64) -> f64 {
+    let mut by_round_trip: Vec<&PathModel> = paths.iter().collect();
+    by_round_trip.sort_by(|a, b| a.one_way.total_cmp(&b.one_way));
+    let (mut left, mut total) = (buffer_bits, 0.0);
+    for p in by_round_trip {
+        let round_trip = 2.0 * p.one_way;
+        let rate = if round_trip <= 0.0 {
+            p.rate
+        } else {
+            p.rate.min(left / round_trip)
+        };
+        total += rate;
+        left -= rate * round_trip;
+    }
+    total
 }
 
 /// The Ideal's counterpart: each path alone with a buffer of its own.
@@ -155,6 +184,8 @@ pub(crate) struct BufferRow {
     pub(crate) receiver: f64,
     /// The bound when the sender names segments.
     pub(crate) sender: f64,
+    /// The bound of a receiver whose flow control is by reservation.
+    pub(crate) reserved: f64,
     /// Measured goodput per protocol (`ideal` included).
     pub(crate) measured: BTreeMap<String, f64>,
 }
@@ -164,7 +195,7 @@ pub(crate) struct BufferRow {
 pub(crate) fn rows(case: &Case, sc: &Scenario, results: &[RunResult]) -> Vec<BufferRow> {
     #[derive(Default)]
     struct Sums {
-        models: [f64; 3],
+        models: [f64; 4],
         n_models: usize,
         measured: BTreeMap<String, (f64, usize)>,
     }
@@ -191,6 +222,7 @@ pub(crate) fn rows(case: &Case, sc: &Scenario, results: &[RunResult]) -> Vec<Buf
             alone(&paths, b),
             bound(&paths, b, Naming::Receiver),
             bound(&paths, b, Naming::Sender),
+            reserved(&paths, b),
         ];
         for (sum, v) in sums.models.iter_mut().zip(models) {
             *sum += v / 1e6;
@@ -202,12 +234,13 @@ pub(crate) fn rows(case: &Case, sc: &Scenario, results: &[RunResult]) -> Vec<Buf
         .rev()
         .filter(|(_, s)| s.n_models > 0)
         .map(|(window, s)| {
-            let [alone, receiver, sender] = s.models.map(|v| v / s.n_models as f64);
+            let [alone, receiver, sender, reserved] = s.models.map(|v| v / s.n_models as f64);
             BufferRow {
                 label: format!("{}, {} seg.", case.label, window),
                 alone,
                 receiver,
                 sender,
+                reserved,
                 measured: s
                     .measured
                     .into_iter()
@@ -231,8 +264,9 @@ pub(crate) fn best_peer<'a>(row: &'a BufferRow, peers: &[&'a str]) -> Option<(&'
 pub(crate) fn table(md: &mut String, rows: &[BufferRow], peers: &[&str]) {
     md.push_str(
         "| case, buffer | each path alone (model) | receiver names (bound) | \
-         sender names (bound) | Ideal (measured) | `r2cp` | best sender-side peer |\n\
-         |---|---|---|---|---|---|---|\n",
+         sender names (bound) | receiver reserves (bound) | Ideal (measured) | `r2cp` | \
+         best sender-side peer |\n\
+         |---|---|---|---|---|---|---|---|\n",
     );
     for row in rows {
         let get = |p: &str| row.measured.get(p).copied().unwrap_or(f64::NAN);
@@ -241,11 +275,12 @@ pub(crate) fn table(md: &mut String, rows: &[BufferRow], peers: &[&str]) {
             .unwrap_or_else(|| "—".into());
         let _ = writeln!(
             md,
-            "| {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {peer} |",
+            "| {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {peer} |",
             row.label,
             row.alone,
             row.receiver,
             row.sender,
+            row.reserved,
             get("ideal"),
             get("r2cp"),
         );
@@ -276,6 +311,27 @@ mod tests {
         let s = bound(&paths, b, Naming::Sender);
         assert!((s - b / 0.070).abs() < 1.0, "{s}");
         assert!((alone(&paths, b) - 40e6).abs() < 1.0);
+    }
+
+    #[test]
+    fn a_reserving_receiver_fills_the_buffer_quickest_path_first() {
+        // 300 segments: the quick path holds 20 Mbit/s × 20 ms, the slow
+        // one the rest over its 120 ms round trip.
+        let paths = [mbps(20.0, 60.0), mbps(20.0, 10.0)];
+        let b = 300.0 * 8000.0;
+        let want = 20e6 + (b - 20e6 * 0.020) / 0.120;
+        assert!(
+            (reserved(&paths, b) - want).abs() < 1.0,
+            "{}",
+            reserved(&paths, b)
+        );
+        assert!(reserved(&paths, b) > bound(&paths, b, Naming::Receiver));
+        // A buffer of the summed rates times the round trips: every path full.
+        let full = 20e6 * 0.020 + 20e6 * 0.120;
+        assert!((reserved(&paths, full) - 40e6).abs() < 1.0);
+        assert!((reserved(&paths, 10.0 * full) - 40e6).abs() < 1.0);
+        // A buffer short of the quick path's product: that path's share.
+        assert!((reserved(&paths, 100_000.0) - 100_000.0 / 0.020).abs() < 1.0);
     }
 
     #[test]

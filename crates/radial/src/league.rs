@@ -521,9 +521,17 @@ smaller of the set's summed rates and `B / D` for its slowest path. The \
 models count link rates and propagation delays alone (no headers, \
 queueing, losses or cross traffic), computed from each run's own \
 topology by `radial repro league`; measurements are goodput in Mbit/s, \
-means over the grid and the seeds. Where a sender-side peer delivers more \
-than the receiver-named bound, no receiver-named scheduler can match it \
-with that buffer: the scheme, not the engine, sets the limit.\n\n";
+means over the grid and the seeds. Both bounds are flow control by span's \
+(the engine's default; a TCP window is one too): where a sender-side peer \
+delivers more than the receiver-named bound, no receiver-named scheduler \
+whose flow control is by span can match it with that buffer. A receiver \
+whose flow control is by reservation (a segment's room held from its \
+request until the application reads it) fixes no segment's place against \
+the head; each request holds its room for at least its path's round trip, \
+so a path used at rate `x` holds `x` times its round trip of the buffer \
+(Little's law), and the reservation bound fills the buffer with the paths \
+of shortest round trip first. Where that bound is above the measurements, \
+the engine, not the scheme, sets the limit.\n\n";
 
 /// Why the standings are what they are, from the mechanisms behind them.
 const NOTES: &str = "\
@@ -534,7 +542,12 @@ quick pipe fetches while that segment travels (its guard against running \
 below its best path); with a buffer a quarter of what both paths need, \
 the section above shows what is left: a receiver that names a slow \
 path's segment a slow round trip before it lands can add little to the \
-quick path, where a sender names it one way before it lands. At \
+quick path, where a sender names it one way before it lands. That is \
+the limit of flow control by span, the engine's default: by reservation \
+the bound is higher wherever the paths' round trips differ (the section \
+above), and where it is above the sender-side peers the gap is the \
+engine's to close (docs/protocols.md says why reservation is not the \
+default yet). At \
 2 × Σ bandwidth × RTT and above, `r2cp` is at Ideal on every grid; over \
 the three paths with Gilbert-Elliott channels the sender-side engines' \
 subflows time out far more often than R²CP's pipes (the cost table).\n\n\
