@@ -65,6 +65,12 @@ fn endpoint(kind: u8) -> Box<dyn Endpoint> {
                 // The second pipe is RCP-ELN: wireless-loss reports reach it.
                 flow: FlowControl::default(),
                 eln_paths: 0b10,
+                // The runtime's pacing quantum, or the simulator's none.
+                pacing_quantum: if kind & 0x80 != 0 {
+                    radial_core::r2cp::PACING_QUANTUM
+                } else {
+                    radial_core::Duration::ZERO
+                },
             });
             for p in 0..2 {
                 r.handle_event(

@@ -15,28 +15,30 @@ repeat=${1:-3}
 # shellcheck source=tools/bench/shell_setup.sh
 . tools/bench/shell_setup.sh
 
-# case file MB addresses...
+# case file MB buffer(bytes, - for the default) addresses...
 cases=(
-    "agg-20-20 50 10.0.0.2 10.0.1.2"
-    "three 30 10.0.0.2 10.0.1.2 10.0.2.2"
+    "agg-20-20 50 - 10.0.0.2 10.0.1.2"
+    "agg-20-20 50 600000 10.0.0.2 10.0.1.2"
+    "three 30 - 10.0.0.2 10.0.1.2 10.0.2.2"
 )
 
 # Modes to alternate: wake moderation on and off, or the base build and
 # this one.
 if [ -n "${RADIAL_BASE:-}" ]; then
     modes=(base this)
-    echo "| case | build | goodput (Mbit/s) | longest stall (s) | CPU s/GB | context switches | recvmmsg calls |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "| case | buffer | build | goodput (Mbit/s) | longest stall (s) | CPU s/GB | context switches | recvmmsg calls |"
+    echo "|---|---|---|---|---|---|---|---|"
 else
     modes=(on off)
-    echo "| case | wake moderation | goodput (Mbit/s) | longest stall (s) | CPU s/GB | context switches |"
-    echo "|---|---|---|---|---|---|"
+    echo "| case | buffer | wake moderation | goodput (Mbit/s) | longest stall (s) | CPU s/GB | context switches |"
+    echo "|---|---|---|---|---|---|---|"
 fi
 for c in "${cases[@]}"; do
-    read -r name mb rest <<<"$c"
+    read -r name mb buffer rest <<<"$c"
     read -ra addresses <<<"$rest"
     vias=()
     for a in "${addresses[@]}"; do vias+=(--via "$a"); done
+    if [ "$buffer" != - ]; then vias+=(--buffer "$buffer"); fi
     [ -f "$work/files/f$mb.bin" ] || head -c $((mb * 1000000)) /dev/urandom >"$work/files/f$mb.bin"
     for _ in $(seq "$repeat"); do
         for mode in "${modes[@]}"; do
@@ -53,7 +55,7 @@ for c in "${cases[@]}"; do
                 perf stat -x, -e "$events" -o "$work/stat" \
                 "$bin" get "radial://$server:7400/f$mb.bin" "${vias[@]}" \
                 --insecure --json --force -o "$work/out.bin" "${flags[@]}" >"$work/run.json" 2>/dev/null
-            python3 - "$work/run.json" "$work/stat" "$name" "$mode" <<'PY'
+            python3 - "$work/run.json" "$work/stat" "$name" "$mode" "$buffer" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 stat = {}
@@ -62,7 +64,8 @@ for line in open(sys.argv[2]):
     if len(f) > 2 and f[0]:
         stat[f[2]] = float(f[0])
 cpu = stat["task-clock"] / 1000 / (r["bytes"] / 1e9)
-row = f"| {sys.argv[3]} | {sys.argv[4]} | {r['mbps']:.2f} | {r['longest_stall_s']:.3f} | {cpu:.1f} | {int(stat['context-switches'])} |"
+buffer = "default" if sys.argv[5] == "-" else sys.argv[5]
+row = f"| {sys.argv[3]} | {buffer} | {sys.argv[4]} | {r['mbps']:.2f} | {r['longest_stall_s']:.3f} | {cpu:.1f} | {int(stat['context-switches'])} |"
 if "syscalls:sys_enter_recvmmsg" in stat:
     row += f" {int(stat['syscalls:sys_enter_recvmmsg'])} |"
 print(row)

@@ -37,5 +37,6 @@ pub fn r2cp_config(conn: u16) -> R2cpConfig {
         coupling: radial_core::cc::coupled::Coupling::Uncoupled,
         flow: FlowControl::default(),
         eln_paths: 0,
+        pacing_quantum: radial_core::r2cp::PACING_QUANTUM,
     }
 }

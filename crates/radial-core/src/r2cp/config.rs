@@ -78,7 +78,19 @@ pub struct R2cpConfig {
     /// (RCP §3.4.2) chosen per interface (§4.3.3): bit `p` for the pipe on
     /// path `p` (paths 0 to 63).
     pub eln_paths: u64,
+    /// How much a paced pipe's requests wait to leave together, as time at
+    /// its pace (rule `pacing`): zero paces each request on its own; the
+    /// runtime uses [`PACING_QUANTUM`], where each pacing timer costs its
+    /// host a wake.
+    pub pacing_quantum: Duration,
 }
+
+/// The runtime's pacing quantum: Linux sends a paced flow in bursts of
+/// about a millisecond at its pacing rate, and at least two segments
+/// (`tcp_tso_autosize`, `sk_pacing_shift` = 10 and `tcp_min_tso_segs`, in
+/// net/ipv4/tcp_output.c), so its pacing timer fires once per burst, not
+/// once per segment.
+pub const PACING_QUANTUM: Duration = Duration::from_millis(1);
 
 impl R2cpConfig {
     /// The connection id the pipe on `path` uses at its sender: the

@@ -27,7 +27,7 @@ mod rules;
 mod scheduler;
 
 pub use crate::policy::{TargetRate, Tokens};
-pub use config::{FlowControl, R2cpConfig, HOL_PATIENCE};
+pub use config::{FlowControl, R2cpConfig, HOL_PATIENCE, PACING_QUANTUM};
 pub use memory::{RouteMemory, Routes, MEMORY_LIFETIME};
 pub use pipe::{Cap, PathState, Pipe, PipeReport};
 pub use rules::{Rule, Rules};
@@ -241,6 +241,7 @@ impl Endpoint for R2cpReceiver {
                 }
                 cfg.conn_id = R2cpConfig::pipe_conn_id(cfg.conn_id, path);
                 let mut p = Pipe::new(cfg, path, self.config.rules);
+                p.set_pacing_quantum(self.config.pacing_quantum);
                 p.route = route;
                 let memory = route.filter(|_| self.config.rules.route_memory);
                 if let Some(m) = memory.and_then(|r| self.routes.recall(r, now)) {

@@ -132,6 +132,7 @@ impl Net {
             coupling: Coupling::Uncoupled,
             flow,
             eln_paths: 0,
+            pacing_quantum: Duration::ZERO,
         });
         Net {
             rx,

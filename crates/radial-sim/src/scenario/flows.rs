@@ -248,6 +248,7 @@ impl Resolver<'_> {
                         coupling,
                         flow: FlowControl::default(),
                         eln_paths: 0,
+                        pacing_quantum: Duration::ZERO,
                     })
                 }
                 Protocol::Ptcp(_) | Protocol::Mptcp(_) => {

@@ -237,6 +237,12 @@ impl Pipe {
         self.cap.window((grown.min(rwnd as f64) as u64).max(w.cwnd))
     }
 
+    /// Sets how long of requests at its pace a held-back pipe waits for
+    /// ([`crate::r2cp::R2cpConfig::pacing_quantum`]).
+    pub fn set_pacing_quantum(&mut self, quantum: Duration) {
+        self.pacing.set_quantum(quantum);
+    }
+
     /// Bytes requested and neither arrived nor deemed lost.
     pub fn in_flight(&self) -> u64 {
         self.requests.in_flight()

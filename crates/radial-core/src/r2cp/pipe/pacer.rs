@@ -167,6 +167,10 @@ pub(super) struct Pacing {
     deadline: Option<Instant>,
     /// Requests are paced until this local number has left.
     until: Option<u64>,
+    /// A pipe held back by its pace asks again once this long of requests
+    /// at its pace may go (at least two segments), or one segment when
+    /// zero.
+    quantum: Duration,
 }
 
 impl Pacing {
@@ -177,7 +181,25 @@ impl Pacing {
             bucket: Pacer::new(),
             deadline: None,
             until: None,
+            quantum: Duration::ZERO,
         }
+    }
+
+    /// Sets the quantum a held-back pipe waits for
+    /// ([`crate::r2cp::R2cpConfig::pacing_quantum`]).
+    pub(super) fn set_quantum(&mut self, quantum: Duration) {
+        self.quantum = quantum;
+    }
+
+    /// The bytes a pipe held back by `pace` waits for: a segment, or with
+    /// a quantum, the larger of two segments and the quantum at the pace,
+    /// within the bucket.
+    fn wait_for(&self, pace: Pace, mss: u64) -> u64 {
+        if self.quantum.is_zero() {
+            return mss;
+        }
+        let timed = u128::from(pace.rate) * u128::from(self.quantum.as_nanos()) / 1_000_000_000;
+        (timed as u64).max(2 * mss).min(pace.depth).max(mss)
     }
 
     /// The pace of a pipe of `shape`: none unless pacing is on and the pipe
@@ -230,7 +252,8 @@ impl Pacing {
     pub(super) fn held(&mut self, now: Instant, shape: Shape, room: bool) {
         if let Some(pace) = self.pace(shape) {
             if room && !self.bucket.ready(now, pace, shape.mss) {
-                self.deadline = Some(self.bucket.ready_at(now, pace, shape.mss));
+                let bytes = self.wait_for(pace, shape.mss);
+                self.deadline = Some(self.bucket.ready_at(now, pace, bytes));
             }
         }
     }
@@ -323,5 +346,49 @@ mod tests {
         // 100 MB/s: 200 kB in 2 ms.
         let pace = Pace::new(100_000_000, 1000);
         assert_eq!(pace.depth, 200_000);
+    }
+
+    #[test]
+    fn a_quantum_holds_a_paced_pipe_until_a_millisecond_of_requests_may_go() {
+        // 50 kB over 20 ms after slow start: 3 MB/s, ten segments of bucket.
+        let shape = Shape {
+            window: 50_000,
+            cwnd: 50_000,
+            srtt: Some(Duration::from_millis(20)),
+            slow_start: false,
+            capped: true,
+            next_local: 0,
+            mss: 1000,
+        };
+        let t = Instant::from_millis(0);
+        let deadline = |quantum: Duration| {
+            let mut p = Pacing::new(true);
+            p.set_quantum(quantum);
+            p.spend(t, shape, 10_000);
+            assert!(!p.ready(t, shape));
+            p.held(t, shape, true);
+            p.deadline().unwrap()
+        };
+        // Alone, a request waits for its own segment's tokens: a third of
+        // a millisecond.
+        assert_eq!(deadline(Duration::ZERO), Instant::from_nanos(333_334));
+        // With a 1 ms quantum, until 3 kB may go together.
+        assert_eq!(deadline(Duration::from_millis(1)), Instant::from_millis(1));
+        // At least two segments, however slow the pace.
+        let slow = Shape {
+            window: 2_000,
+            srtt: Some(Duration::from_millis(600)),
+            ..shape
+        };
+        let mut p = Pacing::new(true);
+        p.set_quantum(Duration::from_millis(1));
+        p.spend(t, slow, 10_000);
+        p.held(t, slow, true);
+        let pace = p.pace(slow).unwrap();
+        assert_eq!(p.wait_for(pace, 1000), 2000);
+        assert_eq!(
+            p.deadline(),
+            Some(t + Duration::from_nanos((2000u64 * 1_000_000_000).div_ceil(pace.rate)))
+        );
     }
 }
