@@ -1,6 +1,7 @@
 //! `radial repro ablation`: what each of R²CP's rules beyond the paper is
 //! worth. The engine runs with every rule on (`r2cp`), with each rule
-//! switched off alone, with every rule off (`r2cp-paper`), and with every
+//! switched off alone, with every rule off (the rules of `r2cp-paper`, which
+//! also keeps the buffer by reservation), and with every
 //! rule on and flow control by reservation rather than by span, on the stress
 //! classes of `scenarios/stress/` (their acceptance checks, and the goodput
 //! of the R²CP flows) and on the league's aggregation grids
@@ -40,7 +41,7 @@ fn variants() -> Vec<Variant> {
         let without = Rules::without(rule.name).expect("a listed rule");
         v.push(variant(format!("without `{}`", rule.name), without));
     }
-    v.push(variant("no rule (`r2cp-paper`)".into(), Rules::PAPER));
+    v.push(variant("no rule (by span)".into(), Rules::PAPER));
     v.push(Variant {
         label: "every rule, flow control by reservation (`flow = \"reserve\"`)".into(),
         rules: Rules::ALL,
@@ -137,7 +138,8 @@ fn run_variant(v: &Variant, jobs: usize, labels: &mut Vec<String>) -> Result<Out
 const INTRO: &str = "# Results: what each of R²CP's rules is worth\n\n\
 Written by `radial repro ablation` (into `radial-out/results/`; `--out docs/results` updates this page). R²CP's engine runs \
 with every rule beyond the paper on (`r2cp`), with each switched off alone, \
-and with none (`r2cp-paper`), on the stress classes of `scenarios/stress/` \
+and with none (the rules of `r2cp-paper`, with the buffer by span as the \
+rest; `r2cp-paper` itself keeps it by reservation), on the stress classes of `scenarios/stress/` \
 and on the aggregation grids of the league (`scenarios/league/`). The rules \
 and what each does are in docs/protocols.md (R²CP); a rule is switched off \
 in a scenario with `policy = { without = [\"name\"] }`. A rule that moves \

@@ -32,7 +32,8 @@ pub enum FlowControl {
     /// No request ends past the application's read point plus the buffer,
     /// as a TCP sender's window (the receiver names a segment a round trip
     /// before it lands, so a slow path's segments hold the stream back for
-    /// that long). The engine's default (docs/protocols.md says why).
+    /// that long). The engine's default (docs/protocols.md says why); the
+    /// papers' engines (`r2cp-paper`, `r2cp-s-paper`) reserve instead.
     #[default]
     Span,
 }

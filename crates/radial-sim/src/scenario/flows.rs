@@ -246,7 +246,14 @@ impl Resolver<'_> {
                         rules: if paper { Rules::PAPER } else { Rules::ALL },
                         target: None,
                         coupling,
-                        flow: FlowControl::default(),
+                        // The papers' engines keep their own flow control:
+                        // each request reserves its segment's room (RCP
+                        // §3.3.4, R²CP §4.3.4).
+                        flow: if paper {
+                            FlowControl::Reserve
+                        } else {
+                            FlowControl::default()
+                        },
                         eln_paths: 0,
                         pacing_quantum: Duration::ZERO,
                     })

@@ -326,6 +326,20 @@ fn an_r2cp_flow_controls_its_buffer_by_span_or_by_reservation() {
         };
         assert_eq!(c.flow, want);
     }
+    // The papers' engines keep the papers' flow control unless told.
+    let paper = edit("protocol = \"tcp-sack\"", "protocol = \"r2cp-paper\"");
+    let sc = Scenario::parse("t.toml", &paper).unwrap();
+    let spec = sc.build(&sc.points()[0], 1).unwrap();
+    let FlowProtocol::R2cp(c) = &spec.flows[0].protocol else {
+        panic!("an R²CP flow");
+    };
+    assert_eq!(c.flow, FlowControl::Reserve);
+    let sc = Scenario::parse("t.toml", &flow("r2cp-paper", "span")).unwrap();
+    let spec = sc.build(&sc.points()[0], 1).unwrap();
+    let FlowProtocol::R2cp(c) = &spec.flows[0].protocol else {
+        panic!("an R²CP flow");
+    };
+    assert_eq!(c.flow, FlowControl::Span);
     let e = expect_error(&flow("r2cp", "loose"), "flow[0].policy.flow", "policy = {");
     assert!(e.message.contains("reserve, span"), "{e}");
     expect_error(
