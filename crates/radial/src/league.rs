@@ -418,7 +418,7 @@ Written by `radial repro league` (into `radial-out/results/`; `--out docs/result
 paths from one server: R²CP (`r2cp`, ranked scheduling; `r2cp-coupled`, \
 with LIA's coupled increase computed at the receiver; `r2cp-s`, first come \
 first served; `r2cp-paper`, the paper's engine, every rule beyond the \
-paper off), application striping over RCP connections (`apps`), pTCP \
+paper off and the buffer kept by reservation), application striping over RCP connections (`apps`), pTCP \
 (`ptcp`; `ptcp-paper`, the paper's engine), MPTCP (`mptcp-lia`, `mptcp-olia`; minRTT scheduler, \
 opportunistic retransmission and penalisation) and PRISM (`prism`: one \
 TCP-PRISM connection striped by a proxy where the paths part, ADAS and full \
