@@ -33,6 +33,14 @@ impl SendBuffer {
         self.data.extend(&bytes[..n]);
         n
     }
+    /// Bytes the buffer holds at most.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+    /// Lets the buffer hold `capacity` bytes, if that is more than it does.
+    pub fn grow_to(&mut self, capacity: usize) {
+        self.capacity = self.capacity.max(capacity);
+    }
     /// Room left.
     pub fn free(&self) -> usize {
         if self.closed {

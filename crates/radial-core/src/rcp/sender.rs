@@ -348,6 +348,7 @@ impl<S: Source> RcpSender<S> {
         for b in pulls {
             let s = self.config.offset_of(b.start, deq);
             let e = self.config.offset_of(b.end, deq);
+            self.buffer.reach(e);
             self.serve_pull(s, e, b.id);
             self.served.rotate_right(1);
             self.served[0] = b.id;
@@ -356,6 +357,7 @@ impl<S: Source> RcpSender<S> {
         // Cumulative mode: everything from SND.NXT up to SEG.REQ not sent yet.
         let req = self.config.offset_of(h.seq, self.snd_nxt);
         if req > self.snd_nxt {
+            self.buffer.reach(req);
             let from = self.snd_nxt;
             let upto = self.send_range(from, req, 0);
             self.snd_nxt = self.snd_nxt.max(upto);
@@ -557,9 +559,15 @@ impl Endpoint for RcpSender {
 
     fn send_capacity(&self) -> usize {
         let unsent = self.buffer.end().saturating_sub(self.snd_nxt);
+        // A limit of the whole send buffer follows the buffer as it grows.
+        let limit = if self.config.unsent_limit >= self.config.send_buffer {
+            self.buffer.capacity()
+        } else {
+            self.config.unsent_limit
+        };
         self.buffer
             .free()
-            .min(self.config.unsent_limit.saturating_sub(unsent as usize))
+            .min(limit.saturating_sub(unsent as usize))
     }
 
     fn close(&mut self) {

@@ -261,3 +261,35 @@ fn repeated_probes_and_syn_acks_queue_one_answer_each() {
     s.on_datagram(Instant::ZERO, &datagram(&probe));
     assert!(s.poll_segment(Instant::ZERO, &mut buf).is_some());
 }
+
+#[test]
+fn a_pull_far_ahead_grows_the_send_buffer_so_the_application_writes_on() {
+    use crate::endpoint::Endpoint;
+    let c = config();
+    let mut s = RcpSender::new(c, PathId(0));
+    let now = Instant::ZERO;
+    for flags in [RcpFlags::SYN, RcpFlags::ACK] {
+        s.on_datagram(
+            now,
+            &datagram(&RcpHeader::new(flags, 5, SeqNum(0), SeqNum(0), 0)),
+        );
+    }
+    let chunk = vec![7u8; 1000];
+    let fill = |s: &mut RcpSender| {
+        let mut n = 0;
+        while s.send_capacity() > 0 {
+            n += s.write(&chunk[..s.send_capacity().min(1000)]);
+        }
+        n
+    };
+    assert_eq!(fill(&mut s), c.send_buffer);
+    // A receiver by reservation asks for the last segment the buffer holds:
+    // the buffer grows to twice that reach, and the application writes on.
+    let end = c.send_buffer as u64;
+    s.on_datagram(now, &pull(1, end - 1000, end, 0));
+    assert_eq!(fill(&mut s), c.send_buffer);
+    assert_eq!(s.write_offset(), Some(2 * end));
+    // Pulls within half of it change nothing.
+    s.on_datagram(now, &pull(2, 0, 1000, 0));
+    assert_eq!(fill(&mut s), 0);
+}
