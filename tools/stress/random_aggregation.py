@@ -19,7 +19,7 @@ Usage: tools/stress/random_aggregation.py [--seed N] [--cases N] [--runs N]
   [--duration S] [--jobs N] [--radial PATH] [--min-paths N] [--max-paths N]
   [--buffer best|largest|sum] [--all-bursty] [--satellite]
   [--flow span|reserve]
---flow runs R²CP with flow control by reservation instead of by span. The
+--flow picks R²CP's flow control (the engine's default, reserve, or span). The
 five before it narrow the draw to one class, e.g. three bursty paths with a
 satellite one and the buffer for Ideal:
   --min-paths 3 --max-paths 3 --all-bursty --satellite --buffer sum
@@ -66,7 +66,7 @@ def draw_paths(rng, a):
     return paths
 
 
-def scenario(paths, window, mode, duration, flow="span"):
+def scenario(paths, window, mode, duration, flow="reserve"):
     out = [
         f'[scenario]\nname = "random-aggregation"\nduration = "{duration}s"\n'
         'sample_interval = "1s"\n',
@@ -179,7 +179,7 @@ def evaluate(a, number, paths, choice):
         f"| {number} | {desc} | {window} | {g:.2f} | {best_g:.2f} | {g / best_g:.0%} "
         f"| {ideal:.2f} | {g / ideal:.0%} | {gap:.2f} | {'; '.join(verdict) or '—'} |"
     )
-    return row, held
+    return row, held, g, ideal
 
 
 def main():
@@ -197,8 +197,8 @@ def main():
                     help="one buffer rule for every case (default: drawn)")
     ap.add_argument("--all-bursty", action="store_true",
                     help="a Gilbert-Elliott channel on every path")
-    ap.add_argument("--flow", choices=["span", "reserve"], default="span",
-                    help="R²CP's flow control (default: span, the engine's)")
+    ap.add_argument("--flow", choices=["span", "reserve"], default="reserve",
+                    help="R²CP's flow control (default: reserve, the engine's)")
     ap.add_argument("--satellite", action="store_true",
                     help="at least one satellite-like path in every case")
     a = ap.parse_args()
@@ -216,16 +216,21 @@ def main():
         "| longest gap (s) | verdict |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
-    held, failed = 0, 0
+    held, failed, total, ideal = 0, 0, 0.0, 0.0
     with ThreadPoolExecutor(max_workers=a.jobs) as pool:
         rows = pool.map(lambda c: evaluate(a, c[0], *c[1]), enumerate(cases))
-        for row, ok in rows:
+        for row, ok, g, i in rows:
             print(row, flush=True)
+            total += g
+            ideal += i
             if ok is True:
                 held += 1
             elif ok is False:
                 failed += 1
-    print(f"\n{held} cases hold every criterion they are held to, {failed} fail one.")
+    print(
+        f"\n{held} cases hold every criterion they are held to, {failed} fail one. "
+        f"R²CP summed over the cases {total:.2f} Mbit/s, Ideal {ideal:.2f}."
+    )
 
 
 if __name__ == "__main__":

@@ -252,11 +252,24 @@ fn handoff_case() -> Case {
 /// a 1040-byte packet at 2 Mbit/s and the 100 Mbit/s hops.
 const RTT2: f64 = 0.034 + 0.00416 + 0.0003;
 
+/// `text` with its R²CP flow's buffer kept by `flow` (`"span"` or
+/// `"reserve"`).
+fn with_flow(text: &str, flow: &str) -> String {
+    let policy = format!("\n]\npolicy = {{ flow = \"{flow}\" }}\n");
+    let out = text.replacen("\n]\n", &policy, 1);
+    assert!(out.contains("policy"), "{text}");
+    out
+}
+
 fn disruption(c: &Case) -> (f64, f64, FlowReport) {
-    let out = run(&scenario(c), 1);
+    disruption_of(&scenario(c), c.size)
+}
+
+fn disruption_of(text: &str, size: u64) -> (f64, f64, FlowReport) {
+    let out = run(text, 1);
     let f = flow(&out).clone();
     assert_eq!(f.corrupt_bytes, 0);
-    assert_eq!(f.bytes_delivered, c.size);
+    assert_eq!(f.bytes_delivered, size);
     assert_eq!(f.duplicate_bytes, 0, "nothing fetched twice");
     (
         f.handoff_disruption_s.expect("handoffs watched"),
@@ -269,21 +282,42 @@ fn disruption(c: &Case) -> (f64, f64, FlowReport) {
 fn make_before_break_handoff_keeps_delivery_going() {
     // Pipe 2 opens two seconds before pipe 1 is retired (R²CP §4.4.1). The
     // two share the 32-segment buffer while both are up, so the new pipe's
-    // window opens during the overlap, and delivery never pauses for more
-    // than twice its usual gap (our bound): far less than a
-    // break-before-make handoff.
-    let (mbb, usual, _) = disruption(&handoff_case());
-    // One 1040-byte packet at 2 Mbit/s takes 4.2 ms.
-    assert!(usual > 0.003 && usual < 0.006, "median gap {usual:.4} s");
-    assert!(
-        mbb <= 2.0 * usual,
-        "disruption {mbb:.4} s, median gap {usual:.4} s"
-    );
+    // window opens during the overlap, and delivery pauses far less than
+    // in a break-before-make handoff: by span, never for more than twice
+    // its usual gap (our bound); by reservation (the default), for less
+    // than a round trip of the new path, as the old pipe's draining queue
+    // lets it place a segment or two further ahead than the buffer's span
+    // (docs/protocols.md, "Flow control by reservation").
     let mut hard = handoff_case();
     hard.open2 = 30_000;
     hard.hard = true;
     let (hard_gap, _, _) = disruption(&hard);
-    assert!(mbb < hard_gap, "{mbb:.4} s against {hard_gap:.4} s");
+    for fc in ["span", "reserve"] {
+        let c = handoff_case();
+        let (mbb, usual, _) = disruption_of(&with_flow(&scenario(&c), fc), c.size);
+        // One 1040-byte packet at 2 Mbit/s takes 4.2 ms.
+        assert!(
+            usual > 0.003 && usual < 0.006,
+            "{fc}: median gap {usual:.4} s"
+        );
+        let bound = handoff_bound(fc, usual);
+        assert!(
+            mbb <= bound,
+            "{fc}: disruption {mbb:.4} s, median gap {usual:.4} s"
+        );
+        assert!(mbb < hard_gap, "{fc}: {mbb:.4} s against {hard_gap:.4} s");
+    }
+}
+
+/// The longest pause a make-before-break handoff of [`handoff_case`] may
+/// cause, with flow control `flow`, when delivery's usual gap is `usual`:
+/// twice that gap by span, a round trip of the new path by reservation.
+fn handoff_bound(flow: &str, usual: f64) -> f64 {
+    if flow == "span" {
+        2.0 * usual
+    } else {
+        RTT2
+    }
 }
 
 #[test]
@@ -550,25 +584,34 @@ fn handing_over_when_the_new_pipe_is_ready() {
     // first, so its window opens although pipe 1 held the whole 32-segment
     // buffer: pipe 1 goes well before the fixed 30 s, and the disruption is
     // no worse.
-    let c = handoff_case();
-    let text = scenario(&c).replace(", close = \"30000ms\"", ", retire = \"when-next-ready\"");
-    assert!(text.contains("when-next-ready"));
-    let out = run(&text, 1);
-    let f = flow(&out);
-    assert_eq!(f.corrupt_bytes, 0);
-    assert_eq!(f.bytes_delivered, c.size);
-    assert_eq!(f.duplicate_bytes, 0);
-    let ready = f.handoff_disruption_s.expect("handoff watched");
-    let usual = f.pre_handoff_median_gap_s.expect("deliveries before");
-    assert!(
-        ready <= 2.0 * usual,
-        "disruption {ready:.4} s, median gap {usual:.4} s"
-    );
-    let (fixed, _, _) = disruption(&c);
-    assert!(
-        ready <= fixed,
-        "when ready {ready:.4} s, fixed overlap {fixed:.4} s"
-    );
+    for fc in ["span", "reserve"] {
+        let c = handoff_case();
+        let fixed_text = with_flow(&scenario(&c), fc);
+        let text = fixed_text.replace(", close = \"30000ms\"", ", retire = \"when-next-ready\"");
+        assert!(text.contains("when-next-ready"));
+        let out = run(&text, 1);
+        let f = flow(&out);
+        assert_eq!(f.corrupt_bytes, 0);
+        assert_eq!(f.bytes_delivered, c.size);
+        assert_eq!(f.duplicate_bytes, 0);
+        let ready = f.handoff_disruption_s.expect("handoff watched");
+        let usual = f.pre_handoff_median_gap_s.expect("deliveries before");
+        assert!(
+            ready <= handoff_bound(fc, usual),
+            "{fc}: disruption {ready:.4} s, median gap {usual:.4} s"
+        );
+        let (fixed, _, _) = disruption_of(&fixed_text, c.size);
+        assert!(
+            ready <= fixed,
+            "{fc}: when ready {ready:.4} s, fixed overlap {fixed:.4} s"
+        );
+        pipe_one_goes_early(&out, fc);
+    }
+}
+
+/// Pipe 1 of a handoff retired when pipe 2 was ready delivered its last
+/// byte well before the fixed 30 s, and pipe 2 carried the rest.
+fn pipe_one_goes_early(out: &RunOutput, flow: &str) {
     // When pipe 1 delivered its last byte.
     let total = |path: u16| {
         out.pipe_series
@@ -584,8 +627,11 @@ fn handing_over_when_the_new_pipe_is_ready() {
         .find(|p| p.path == 0 && p.delivered == total(0))
         .map(|p| p.t)
         .expect("pipe 1 sampled");
-    assert!((28.0..29.0).contains(&done1), "pipe 1 done at {done1} s");
-    assert_eq!(total(0) + total(1), c.size);
+    assert!(
+        (28.0..29.0).contains(&done1),
+        "{flow}: pipe 1 done at {done1} s"
+    );
+    assert_eq!(total(0) + total(1), handoff_case().size, "{flow}");
 }
 
 /// Both pipes open throughout and pipe 1's link blacks out for 5 s at 20 s.

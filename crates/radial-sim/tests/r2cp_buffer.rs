@@ -263,3 +263,40 @@ fn capped_pipes_on_bursty_satellite_paths_with_deep_queues_keep_up_with_the_path
         ideal / 10.0
     );
 }
+
+#[test]
+fn by_reservation_a_short_buffer_carries_the_slow_path_too() {
+    // Two 20 Mbit/s paths with round trips of about 24 and 124 ms and a
+    // buffer of 300 segments, a quarter of the connection's rate times the
+    // slow round trip (the league's shortest buffer on these paths). By
+    // span no request ends past the read point plus the buffer, and a slow
+    // path's segment is named a slow round trip before it lands: the
+    // connection runs at about the quick path's rate. By reservation a
+    // request holds its segment's room only while it is out and until the
+    // segment is read, so the buffer holds what each path has in flight
+    // (Little's law): the quick path's product and most of the slow one's.
+    // Its senders' buffers grow to twice the span the receiver asks over,
+    // so the slow pipe is not frozen for want of data its sender has.
+    let paths = [(20_000, 10, 100), (20_000, 60, 100)];
+    let (alone, text) = scenarios(&paths, "", 300, 20);
+    let ideal: f64 = run(&alone)
+        .summary
+        .flows
+        .iter()
+        .map(|f| f.goodput_mbps)
+        .sum();
+    let by = |flow: &str| {
+        let out = run(&format!("{text}policy = {{ flow = \"{flow}\" }}\n"));
+        let f = &out.summary.flows[0];
+        assert_eq!(f.corrupt_bytes, 0, "{flow}");
+        f.goodput_mbps
+    };
+    let (span, reserve) = (by("span"), by("reserve"));
+    // Each path alone, with the whole buffer, carries more than one path.
+    assert!(ideal > 25.0, "the paths alone: {ideal:.2} Mbit/s");
+    assert!(span < 21.0, "by span: {span:.2} Mbit/s");
+    assert!(
+        reserve >= 0.95 * ideal,
+        "by reservation: {reserve:.2} Mbit/s against Ideal {ideal:.2}"
+    );
+}

@@ -1,8 +1,8 @@
 //! `radial repro ablation`: what each of R²CP's rules beyond the paper is
 //! worth. The engine runs with every rule on (`r2cp`), with each rule
-//! switched off alone, with every rule off (the rules of `r2cp-paper`, which
-//! also keeps the buffer by reservation), and with every
-//! rule on and flow control by reservation rather than by span, on the stress
+//! switched off alone, with every rule off (the engine of `r2cp-paper`), and
+//! with every rule on and flow control by span rather than by reservation
+//! (the default), on the stress
 //! classes of `scenarios/stress/` (their acceptance checks, and the goodput
 //! of the R²CP flows) and on the league's aggregation grids
 //! (`scenarios/league/`, goodput over the Ideal); `ablation.md` has a row
@@ -29,7 +29,7 @@ struct Variant {
 }
 
 /// Every rule on, each off alone, every rule off; and every rule on with
-/// flow control by reservation instead of by span.
+/// flow control by span instead of by reservation.
 fn variants() -> Vec<Variant> {
     let variant = |label: String, rules: Rules| Variant {
         label,
@@ -41,11 +41,11 @@ fn variants() -> Vec<Variant> {
         let without = Rules::without(rule.name).expect("a listed rule");
         v.push(variant(format!("without `{}`", rule.name), without));
     }
-    v.push(variant("no rule (by span)".into(), Rules::PAPER));
+    v.push(variant("no rule (`r2cp-paper`)".into(), Rules::PAPER));
     v.push(Variant {
-        label: "every rule, flow control by reservation (`flow = \"reserve\"`)".into(),
+        label: "every rule, flow control by span (`flow = \"span\"`)".into(),
         rules: Rules::ALL,
-        flow: FlowControl::Reserve,
+        flow: FlowControl::Span,
     });
     v
 }
@@ -138,17 +138,16 @@ fn run_variant(v: &Variant, jobs: usize, labels: &mut Vec<String>) -> Result<Out
 const INTRO: &str = "# Results: what each of R²CP's rules is worth\n\n\
 Written by `radial repro ablation` (into `radial-out/results/`; `--out docs/results` updates this page). R²CP's engine runs \
 with every rule beyond the paper on (`r2cp`), with each switched off alone, \
-and with none (the rules of `r2cp-paper`, with the buffer by span as the \
-rest; `r2cp-paper` itself keeps it by reservation), on the stress classes of `scenarios/stress/` \
+and with none (`r2cp-paper`'s engine), on the stress classes of `scenarios/stress/` \
 and on the aggregation grids of the league (`scenarios/league/`). The rules \
 and what each does are in docs/protocols.md (R²CP); a rule is switched off \
 in a scenario with `policy = { without = [\"name\"] }`. A rule that moves \
 nothing here is held by the simulator's tests that fail without it, named \
 in the same table. The last row keeps every rule and keeps the receive \
-buffer by reservation (`policy = { flow = \"reserve\" }`, the papers' flow \
-control: each request reserves its segment's room) instead of by span (the \
-engine's default: no request past the read point plus the buffer); \
-docs/protocols.md says what it changes.\n\n";
+buffer by span (`policy = { flow = \"span\" }`: no request past the read \
+point plus the buffer, as a TCP window) instead of by reservation (the \
+engine's default and the papers' flow control: each request reserves its \
+segment's room); docs/protocols.md says what it changes.\n\n";
 
 /// Runs every variant and writes `ablation.md` into `out`. Returns true:
 /// the ablation holds nothing to a bound, it measures.

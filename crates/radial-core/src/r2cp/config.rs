@@ -26,15 +26,16 @@ pub enum FlowControl {
     /// and a pipe takes room only once every quicker working pipe could
     /// fill the window it grows to meanwhile (room held for a round trip
     /// brings one segment per round trip, so a short buffer goes to the
-    /// quickest pipes first). Not the default: a make-before-break
-    /// handoff pauses delivery longer with it (docs/protocols.md).
+    /// quickest pipes first). The default: a buffer shorter than the
+    /// connection's rate times its slowest round trip still carries every
+    /// path (docs/protocols.md says what it costs a handoff).
+    #[default]
     Reserve,
     /// No request ends past the application's read point plus the buffer,
-    /// as a TCP sender's window (the receiver names a segment a round trip
+    /// as a TCP sender's window: the receiver names a segment a round trip
     /// before it lands, so a slow path's segments hold the stream back for
-    /// that long). The engine's default (docs/protocols.md says why); the
-    /// papers' engines (`r2cp-paper`, `r2cp-s-paper`) reserve instead.
-    #[default]
+    /// that long, and a buffer shorter than the connection's rate times
+    /// its slowest round trip leaves a slow path idle.
     Span,
 }
 
