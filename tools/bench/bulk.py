@@ -2,9 +2,12 @@
 """Bulk transfer over the kernel's TCP or MPTCP, for tools/bench/mptcp.sh.
 
   bulk.py serve ADDR PORT BYTES [--mptcp]     send BYTES to every client
-  bulk.py get ADDR PORT [--mptcp] [--rcvbuf N] [--bind IP]
+  bulk.py get ADDR PORT [--mptcp] [--rcvbuf N] [--bind IP] [--out FILE]
                                               receive until the server closes;
-                                              print a JSON summary
+                                              print a JSON summary; with
+                                              --out, write what arrives to
+                                              FILE and hash it (SHA-256), the
+                                              work `radial get` does
   bulk.py cpu FILE COMMAND...                 run COMMAND; write the CPU
                                               seconds it took to FILE
 
@@ -16,6 +19,7 @@ transfer (TCP_INFO's tcpi_rcv_ssthresh, sampled every megabyte): the bytes
 of data the receive buffer actually lets the sender have in flight.
 """
 
+import hashlib
 import json
 import resource
 import socket
@@ -60,7 +64,7 @@ def serve(addr, port, size, mptcp):
         c.close()
 
 
-def get(addr, port, mptcp, rcvbuf, bind):
+def get(addr, port, mptcp, rcvbuf, bind, out):
     def fresh():
         s = make_socket(mptcp)
         if rcvbuf:
@@ -85,12 +89,18 @@ def get(addr, port, mptcp, rcvbuf, bind):
     gap = 0.0
     gap_at = 0.0
     buf = bytearray(1 << 16)
+    view = memoryview(buf)
     window = 0
     sampled = 0
+    f = open(out, "wb") if out else None
+    h = hashlib.sha256()
     while True:
         n = s.recv_into(buf)
         if n == 0:
             break
+        if f:
+            f.write(view[:n])
+            h.update(view[:n])
         now = time.monotonic()
         if got and now - last > gap:
             gap, gap_at = now - last, last - start
@@ -100,6 +110,8 @@ def get(addr, port, mptcp, rcvbuf, bind):
             sampled = got
             window = max(window, advertisable(s))
     seconds = last - start
+    if f:
+        f.close()
     usage = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({
         "protocol": "mptcp" if mptcp else "tcp",
@@ -111,6 +123,7 @@ def get(addr, port, mptcp, rcvbuf, bind):
         "cpu_s": usage.ru_utime + usage.ru_stime,
         "rcvbuf": s.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF),
         "window_max": window,
+        "sha256": h.hexdigest() if f else None,
     }))
 
 
@@ -139,10 +152,11 @@ def main(argv):
 
     rcvbuf = int(option("--rcvbuf") or 0)
     bind = option("--bind")
+    out = option("--out")
     if len(args) >= 4 and args[0] == "serve":
         serve(args[1], int(args[2]), int(args[3]), mptcp)
     elif len(args) == 3 and args[0] == "get":
-        get(args[1], int(args[2]), mptcp, rcvbuf, bind)
+        get(args[1], int(args[2]), mptcp, rcvbuf, bind, out)
     else:
         sys.exit(__doc__)
 

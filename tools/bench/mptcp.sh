@@ -3,7 +3,9 @@
 # emulated paths (`radial shell`, root): goodput against the sum of the
 # paths' rates, the longest stall, and the client's CPU seconds per GB, at
 # each side's default receive buffer and at 2x the largest path's
-# bandwidth-delay product. Needs root, a kernel with MPTCP, python3.
+# bandwidth-delay product. Every client does the same work: it writes the
+# file it receives and hashes it (SHA-256), as `radial get` does. Needs
+# root, a kernel with MPTCP, python3.
 # Usage: sudo tools/bench/mptcp.sh [REPEAT]   (default 1; medians of REPEAT)
 # Prints a Markdown table.
 set -euo pipefail
@@ -53,7 +55,7 @@ PY
         [ "$proto" = tcp ] && rb+=(--bind "$1")
         "$radial" shell "$scenario" \
             --server "$bulk serve $server 5201 $((mb * 1000000)) ${f[*]}" -- \
-            $bulk get $server 5201 "${f[@]}" "${rb[@]}" >"$work/run.json" 2>/dev/null
+            $bulk get $server 5201 "${f[@]}" "${rb[@]}" --out "$work/out.bin" >"$work/run.json" 2>/dev/null
         python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -604,6 +604,7 @@ fn download(cfg: &GetConfig, json: bool) -> Result<radial_net::Summary, GetError
     });
     bar.finish_and_clear();
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    watcher.thread().unpark();
     let _ = watcher.join();
     result
 }

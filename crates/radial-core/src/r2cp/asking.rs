@@ -34,6 +34,17 @@ pub(super) fn rtt_of(rules: Rules, p: &Pipe, now: Instant) -> Duration {
     }
 }
 
+/// The pipes' views for one `send()`, read once when first needed: until
+/// a pipe requests (and the `send()` ends) nothing they show changes.
+#[derive(Default)]
+struct Views(Option<Vec<PipeView>>);
+
+impl Views {
+    fn get<'c>(&'c mut self, rx: &R2cpReceiver, now: Instant) -> &'c [PipeView] {
+        self.0.get_or_insert_with(|| rx.views(now))
+    }
+}
+
 impl R2cpReceiver {
     /// Pipe `i` as the planner sees it at `now`.
     fn view(&self, i: usize, now: Instant) -> PipeView {
@@ -124,11 +135,12 @@ impl R2cpReceiver {
             head: ask.deq,
             head_room: self.room(true),
         };
+        let mut views = Views::default();
         if !p.can_request(ask.now) {
             self.pipes[i].note_paced(ask.now);
             let p = &self.pipes[i];
             return plan::past_window(p.live(), p.frozen, p.slot_at_next_answer(ask.now))
-                && self.try_head(i, ask, limits, false);
+                && self.try_head(i, ask, limits, false, &mut views);
         }
         if self.tokens.as_ref().is_some_and(|t| !t.allows(p.path)) {
             // pTCP Figure 10: throttled until the token timer.
@@ -142,17 +154,19 @@ impl R2cpReceiver {
             .any(|(j, q)| j != i && q.live());
         // The head of line a slower pipe holds up goes to a quicker pipe
         // first, buffer full or not: in-order delivery waits for it.
-        if p.live() && self.try_head(i, ask, limits, false) {
+        if p.live() && self.try_head(i, ask, limits, false, &mut views) {
             return true;
         }
-        let view = self.view(i, ask.now);
+        // No pipe changed since the views were read (a head taken would
+        // have ended this `send()`).
+        let view = views.get(self, ask.now)[i];
         let pick = match plan::source(self.config.rules, &view, others_live) {
             Source::Probe => {
                 self.pipes[i].probe_path(ask.now, ask.deq);
                 return false;
             }
             Source::Redundant => self.sched.send_redundant(limits),
-            Source::Ranked => self.ranked(i, ask, limits, view.rtt),
+            Source::Ranked => self.ranked(i, ask, limits, view.rtt, &mut views),
         };
         match pick {
             Pick::Segment(s, e) => {
@@ -164,7 +178,8 @@ impl R2cpReceiver {
                 true
             }
             Pick::Freeze => {
-                if self.try_head(i, ask, limits, true) {
+                // The rank changed the scheduler, no pipe: the views hold.
+                if self.try_head(i, ask, limits, true, &mut views) {
                     return true;
                 }
                 // Frozen with nothing outstanding for want of the sender's
@@ -218,12 +233,19 @@ impl R2cpReceiver {
 
     /// The rank's segment for pipe `i`, which counts round trip `ours`
     /// (§4.3.1; rule `look_ahead` for how other pipes' requests count).
-    fn ranked(&mut self, i: usize, ask: &Ask, limits: Limits, ours: Duration) -> Pick {
+    fn ranked(
+        &mut self,
+        i: usize,
+        ask: &Ask,
+        limits: Limits,
+        ours: Duration,
+        views: &mut Views,
+    ) -> Pick {
         let rules = self.config.rules;
-        let views = if rules.look_ahead {
-            self.views(ask.now)
+        let views: &[PipeView] = if rules.look_ahead {
+            views.get(self, ask.now)
         } else {
-            Vec::new()
+            &[]
         };
         let (rwnd, mss) = (self.config.rwnd_bytes(), self.config.pipe.mss);
         let rtt_of_path = |path: PathId| ask.rtts.iter().find(|(q, _)| *q == path).map(|(_, r)| *r);
@@ -245,7 +267,14 @@ impl R2cpReceiver {
 
     /// Pipe `i`, `blocked` by the receive buffer or not, looks at the head of
     /// line (`plan::head`): true if it requested it.
-    fn try_head(&mut self, i: usize, ask: &Ask, limits: Limits, blocked: bool) -> bool {
+    fn try_head(
+        &mut self,
+        i: usize,
+        ask: &Ask,
+        limits: Limits,
+        blocked: bool,
+        views: &mut Views,
+    ) -> bool {
         let hol = ask.deq;
         if hol >= ask.buffer_end || self.buffer.holds(hol) {
             return false;
@@ -256,8 +285,8 @@ impl R2cpReceiver {
                 if !rules.take_head {
                     return false;
                 }
-                let views = self.views(ask.now);
-                (head::unheld(rules, &views[i], &views), None)
+                let views = views.get(self, ask.now);
+                (head::unheld(rules, &views[i], views), None)
             }
             Some(b) => {
                 if !rules.reinject || b.path == self.pipes[i].path {
@@ -266,7 +295,7 @@ impl R2cpReceiver {
                 let Some(j) = self.index(b.path) else {
                     return false;
                 };
-                let views = self.views(ask.now);
+                let views = views.get(self, ask.now);
                 let h = &self.pipes[j];
                 let holder = Holder {
                     pipe: views[j],
@@ -278,7 +307,7 @@ impl R2cpReceiver {
                     fell_silent: h.fell_silent(ask.now, b.sent_at),
                     expected: h.answer_expected(ask.now, b.sent_at),
                 };
-                let step = head::held(rules, ask.now, &views[i], &holder, &views, blocked);
+                let step = head::held(rules, ask.now, &views[i], &holder, views, blocked);
                 (step, Some(j))
             }
         };

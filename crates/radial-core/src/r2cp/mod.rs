@@ -71,6 +71,11 @@ pub struct R2cpReceiver {
     /// When a pipe blocked by the buffer may re-request the head of line
     /// that a slower pipe holds, if nothing else wakes the engine first.
     reinject_at: Option<Instant>,
+    /// Requests are held (a host handing over a batch of datagrams that
+    /// arrived together, [`R2cpReceiver::hold_requests`]), and a datagram
+    /// came that would have let the pipes ask.
+    held: bool,
+    ask_due: bool,
     events: VecDeque<AppEvent>,
     stats: EndpointStats,
 }
@@ -105,9 +110,34 @@ impl R2cpReceiver {
             handoffs: Vec::new(),
             tokens: config.target.map(Tokens::new),
             reinject_at: None,
+            held: false,
+            ask_due: false,
             events: VecDeque::new(),
             stats: EndpointStats::default(),
             config,
+        }
+    }
+
+    /// Holds the pipes' requests until [`R2cpReceiver::release_requests`]:
+    /// the datagrams handled meanwhile are taken as having arrived
+    /// together, and the pipes ask once, after the last of them, instead of
+    /// after each (§4.3.1's `send()` runs once per batch). A host that
+    /// reads its sockets in batches (several datagrams per system call)
+    /// uses this; the decisions are those of one arrival of them all, and
+    /// the scheduler's walks run once per batch instead of once per
+    /// datagram. The simulator hands over one datagram per arrival and
+    /// never holds.
+    pub fn hold_requests(&mut self) {
+        self.held = true;
+    }
+
+    /// Ends [`R2cpReceiver::hold_requests`]: the pipes ask, at `now`, for
+    /// what the datagrams handled meanwhile let them.
+    pub fn release_requests(&mut self, now: Instant) {
+        self.held = false;
+        if std::mem::take(&mut self.ask_due) {
+            self.pump(now);
+            self.debug_check();
         }
     }
 
@@ -220,7 +250,11 @@ impl Endpoint for R2cpReceiver {
         }
         self.check_handoffs();
         self.retire_drained();
-        self.pump(now);
+        if self.held {
+            self.ask_due = true;
+        } else {
+            self.pump(now);
+        }
         self.debug_check();
     }
 

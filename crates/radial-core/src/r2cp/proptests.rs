@@ -34,6 +34,9 @@ enum Op {
     DeliverUp(usize),
     /// Deliver the k-th datagram on its way to the receiver.
     DeliverDown(usize),
+    /// Deliver up to n datagrams on their way to the receiver, from the
+    /// k-th, as one batch: requests held until the last is handled.
+    DeliverDownBatch(usize, usize),
     /// Lose the k-th datagram on its way (either way).
     Lose(usize),
     /// Time passes, in ms.
@@ -52,6 +55,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0u16..3).prop_map(Op::Close),
         6 => any::<usize>().prop_map(Op::DeliverUp),
         8 => any::<usize>().prop_map(Op::DeliverDown),
+        3 => (any::<usize>(), 1usize..8).prop_map(|(k, n)| Op::DeliverDownBatch(k, n)),
         2 => any::<usize>().prop_map(Op::Lose),
         3 => (1u64..400).prop_map(Op::Tick),
         2 => Just(Op::Read),
@@ -199,6 +203,17 @@ impl Net {
             Op::DeliverDown(k) if !self.down.is_empty() => {
                 let (p, d) = self.down.remove(k % self.down.len());
                 self.rx.handle_datagram(self.now, PathId(p), &d);
+            }
+            Op::DeliverDownBatch(k, n) if !self.down.is_empty() => {
+                self.rx.hold_requests();
+                for _ in 0..n {
+                    if self.down.is_empty() {
+                        break;
+                    }
+                    let (p, d) = self.down.remove(k % self.down.len());
+                    self.rx.handle_datagram(self.now, PathId(p), &d);
+                }
+                self.rx.release_requests(self.now);
             }
             Op::Lose(k) => {
                 let n = self.up.len() + self.down.len();
@@ -575,4 +590,45 @@ fn by_reservation_a_slow_pipe_asks_past_the_span_and_the_buffer_still_holds_all(
         net.settle();
         assert_eq!(net.read, len, "{flow:?}");
     }
+}
+
+/// Datagrams handled while requests are held ask nothing until the batch
+/// ends; then the pipe asks for what they all freed, and the stream still
+/// arrives whole.
+#[test]
+fn held_requests_go_out_when_the_batch_ends() {
+    let mut net = Net::new(Rules::ALL, Scheduling::Ranked, 64 * MSS, 400 * MSS);
+    net.apply(&Op::Up(0));
+    // The handshake, and the first requests answered.
+    for _ in 0..4 {
+        while !net.up.is_empty() {
+            net.apply(&Op::DeliverUp(0));
+        }
+        if net.down.len() >= 3 {
+            break;
+        }
+        while !net.down.is_empty() {
+            net.apply(&Op::DeliverDown(0));
+        }
+    }
+    assert!(net.down.len() >= 3, "data on its way");
+    net.rx.hold_requests();
+    for _ in 0..3 {
+        let (p, d) = net.down.remove(0);
+        net.rx.handle_datagram(net.now, PathId(p), &d);
+    }
+    let mut buf = Vec::new();
+    assert!(
+        net.rx.poll_transmit(net.now, &mut buf).is_none(),
+        "nothing asked while held"
+    );
+    net.rx.release_requests(net.now);
+    let mut asked = 0;
+    while net.rx.poll_transmit(net.now, &mut buf).is_some() {
+        net.up.push((0, buf.clone()));
+        asked += 1;
+    }
+    assert!(asked >= 3, "the three segments' room asked again: {asked}");
+    net.settle();
+    assert_eq!(net.read, net.len);
 }

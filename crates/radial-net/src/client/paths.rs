@@ -165,7 +165,7 @@ impl PathSock {
         self.keys.seal(Self::id(i), self.pn, &mut self.buf);
         self.pn += 1;
         // A full socket buffer loses the datagram, as a network would.
-        let _ = s.sock.send_to(&self.buf, self.cfg.to);
+        let _ = s.sock.send(&self.buf);
     }
 
     fn send_message(&mut self, i: usize, m: &Message) {
@@ -183,8 +183,31 @@ impl PathSock {
         self.heard = std::time::Instant::now();
     }
 
-    /// Echoes the nonces received (the receipt guard), when a batch is
-    /// full or the oldest has waited [`ECHO_DELAY`].
+    /// Puts the nonces waiting to be echoed into `bundle`, a bundle about
+    /// to start with this path's requests, as far as they fit: the
+    /// receipts ride with the requests instead of in a datagram of their
+    /// own. Those that do not fit wait for [`PathSock::echo`].
+    pub fn echo_into(&mut self, conn: u16, i: usize, bundle: &mut Vec<u8>) {
+        let mut d = Vec::with_capacity(64);
+        while !self.echo.is_empty() {
+            let n = self.echo.len().min(crate::session::MAX_ECHO);
+            d.clear();
+            Message::Echo {
+                conn,
+                path: Self::id(i),
+                nonces: self.echo[..n].to_vec(),
+            }
+            .emit(&mut d);
+            if !crate::bundle::push(bundle, &d) {
+                return;
+            }
+            self.echo.drain(..n);
+        }
+    }
+
+    /// Echoes the nonces received (the receipt guard) in a datagram of
+    /// their own, when a batch is full or the oldest has waited
+    /// [`ECHO_DELAY`] with no request to ride with.
     pub fn echo(&mut self, conn: u16, i: usize) {
         if self.echo.is_empty()
             || (self.echo.len() < ECHO_BATCH && self.echo_since.elapsed() < ECHO_DELAY)
@@ -285,6 +308,9 @@ pub fn open_path(
 ) -> io::Result<()> {
     let id = paths.len();
     let sock = bind(p.via, poll, id)?;
+    // Connected to its server: the kernel keeps the route, so a send skips
+    // the route lookup (a path's socket talks to no one else).
+    sock.connect(p.to)?;
     let state = crate::batch::state(&sock)?;
     let mut ps = PathSock::new(p, Some(Sock { sock, state }), keys);
     ps.join(conn, id, std::time::Duration::ZERO);
@@ -376,9 +402,11 @@ pub fn close_path(paths: &mut [PathSock], i: usize, poll: &Poll) -> bool {
     }
 }
 
-/// Sends what the receiver has to send: each path's requests bundled,
-/// sealed, and sent in as few datagrams as fit.
-pub fn flush(rx: &mut R2cpReceiver, paths: &mut [PathSock], clock: &Clock) {
+/// Sends what the receiver has to send: each path's requests bundled with
+/// the receipts it has to echo, sealed, and sent in as few datagrams as
+/// fit; a path with receipts and no requests echoes them alone when they
+/// are due.
+pub fn flush(rx: &mut R2cpReceiver, paths: &mut [PathSock], clock: &Clock, conn: u16) {
     let mut d = Vec::with_capacity(128);
     let now = clock.now();
     let mut bundles: Vec<Vec<u8>> = vec![Vec::new(); paths.len()];
@@ -387,6 +415,9 @@ pub fn flush(rx: &mut R2cpReceiver, paths: &mut [PathSock], clock: &Clock) {
         let Some(path) = paths.get_mut(i) else {
             continue;
         };
+        if bundles[i].is_empty() {
+            path.echo_into(conn, i, &mut bundles[i]);
+        }
         if !crate::bundle::push(&mut bundles[i], &d) {
             path.send(i, &bundles[i]);
             bundles[i].clear();
@@ -397,5 +428,6 @@ pub fn flush(rx: &mut R2cpReceiver, paths: &mut [PathSock], clock: &Clock) {
         if !b.is_empty() {
             paths[i].send(i, b);
         }
+        paths[i].echo(conn, i);
     }
 }

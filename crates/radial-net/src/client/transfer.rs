@@ -150,6 +150,9 @@ impl Transfer {
         let (clock, conn, rx) = (&self.clock, self.conn, &mut self.rx);
         let mut joined = Vec::new();
         let mut ended = None;
+        // The datagrams of one wake arrived together: the pipes ask once,
+        // after the last.
+        rx.hold_requests();
         let datagrams =
             receive_each(
                 &mut self.paths,
@@ -165,12 +168,12 @@ impl Transfer {
                     Incoming::Ignored => {}
                 },
             );
+        rx.release_requests(clock.now());
         for (i, challenge) in joined {
             on_joined(&mut self.paths, i, conn, challenge, rx, clock);
         }
         for (i, p) in self.paths.iter_mut().enumerate() {
             p.join(conn, i, ask::RETRY);
-            p.echo(conn, i);
         }
         match ended {
             Some((ErrorCode::Changed, _)) => Err(GetError::Changed),
@@ -414,7 +417,7 @@ pub fn get(
             }
         }
         done |= d.delivered >= size;
-        flush(&mut t.rx, &mut t.paths, &t.clock);
+        flush(&mut t.rx, &mut t.paths, &t.clock, t.conn);
         if last_report.elapsed() >= Duration::from_millis(100) || done {
             last_report = WallInstant::now();
             let now = t.clock.now().as_secs_f64();
@@ -454,7 +457,7 @@ pub fn get(
     }
     let seconds = t.clock.now().as_secs_f64();
     // The FIN requests the engine queued for every pipe on completion.
-    flush(&mut t.rx, &mut t.paths, &t.clock);
+    flush(&mut t.rx, &mut t.paths, &t.clock, t.conn);
     let got = out.finish()?;
     if got != sha256 {
         part.remove();

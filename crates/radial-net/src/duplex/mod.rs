@@ -255,6 +255,19 @@ impl Duplex {
         }
     }
 
+    /// Holds the incoming direction's requests until
+    /// [`Duplex::release_requests`]: the datagrams handled meanwhile
+    /// arrived together (see [`R2cpReceiver::hold_requests`]).
+    pub fn hold_requests(&mut self) {
+        self.inbound.hold_requests();
+    }
+
+    /// Ends [`Duplex::hold_requests`]: the incoming direction's pipes ask
+    /// at `now` for what the datagrams handled meanwhile let them.
+    pub fn release_requests(&mut self, now: Instant) {
+        self.inbound.release_requests(now);
+    }
+
     /// Moves what the receiver holds in order into the streams, while they
     /// hold less than [`DuplexConfig::recv_limit`] unread.
     fn drain_inbound(&mut self) {

@@ -47,12 +47,20 @@ impl Server {
         }
         let streams = self.conns.get(&cid).is_some_and(|c| c.streams.is_some());
         let m = match inner {
-            Inner::Rcp(_) | Inner::Bundle(_) if streams => {
+            Inner::Rcp(_) if streams => {
                 return self.on_stream_datagrams(cid, id, plain, now);
             }
             Inner::Rcp(h) => return self.on_rcp(cid, id, &h, now),
-            Inner::Bundle(hs) => {
-                for h in &hs {
+            Inner::Bundle { echoes, requests } => {
+                // The receipts first: what they prove lets the requests
+                // beside them be answered at once.
+                for (path, nonces) in &echoes {
+                    self.on_echo(cid, id, *path, nonces, streams);
+                }
+                if streams {
+                    return self.on_stream_datagrams(cid, id, plain, now);
+                }
+                for h in &requests {
                     self.on_rcp(cid, id, h, now);
                 }
                 return;
@@ -100,34 +108,47 @@ impl Server {
                     self.stats.rejected += 1;
                 }
             }
-            Message::Echo { path, nonces, .. } if path == id && streams => {
-                match self.stream_echo(cid, id, &nonces) {
-                    None => self.stats.dropped += 1,
-                    Some(true) => self.validated(cid, id),
-                    Some(false) => {}
-                }
-            }
-            Message::Echo { path, nonces, .. } if path == id => {
-                let pipe = self
-                    .conns
-                    .get_mut(&cid)
-                    .and_then(|c| c.paths.get_mut(&id))
-                    .and_then(|p| p.pipe.as_mut());
-                let Some(pipe) = pipe else {
-                    self.stats.dropped += 1;
-                    return;
-                };
-                let wall = std::time::Instant::now();
-                let mut proven = false;
-                for n in nonces {
-                    proven |= pipe.guard.echoed(n, wall);
-                }
-                pipe.wait = Wait::No;
-                if proven {
-                    self.validated(cid, id);
-                }
+            Message::Echo { path, nonces, .. } => {
+                self.on_echo(cid, id, path, &nonces, streams);
             }
             _ => self.stats.rejected += 1,
+        }
+    }
+
+    /// The receipts path `id` of `cid` echoed (an ECHO, alone or in a
+    /// bundle; `path` is the one it names): each nonce proves a datagram
+    /// arrived (the receipt guard), and one outstanding there proves the
+    /// address receives.
+    fn on_echo(&mut self, cid: u64, id: u16, path: u16, nonces: &[u32], streams: bool) {
+        if path != id {
+            self.stats.rejected += 1;
+            return;
+        }
+        if streams {
+            match self.stream_echo(cid, id, nonces) {
+                None => self.stats.dropped += 1,
+                Some(true) => self.validated(cid, id),
+                Some(false) => {}
+            }
+            return;
+        }
+        let pipe = self
+            .conns
+            .get_mut(&cid)
+            .and_then(|c| c.paths.get_mut(&id))
+            .and_then(|p| p.pipe.as_mut());
+        let Some(pipe) = pipe else {
+            self.stats.dropped += 1;
+            return;
+        };
+        let wall = std::time::Instant::now();
+        let mut proven = false;
+        for &n in nonces {
+            proven |= pipe.guard.echoed(n, wall);
+        }
+        pipe.wait = Wait::No;
+        if proven {
+            self.validated(cid, id);
         }
     }
 
@@ -338,26 +359,90 @@ impl Server {
     }
 }
 
-/// What an opened datagram carries: an RCP datagram, a bundle of them
-/// (their headers: requests carry no payload), or a session message.
+/// What an opened datagram carries: an RCP datagram, a bundle (RCP
+/// datagrams, whose headers are all the server needs since requests carry
+/// no payload, and the receipts echoed beside them), or a session message.
 enum Inner {
     Rcp(RcpHeader),
-    Bundle(Vec<RcpHeader>),
+    Bundle {
+        /// Each ECHO in the bundle: the path it names and its nonces.
+        echoes: Vec<(u16, Vec<u32>)>,
+        requests: Vec<RcpHeader>,
+    },
     Session(Message),
 }
 
 /// Parses an opened datagram; `None` unless it is a session message, an
-/// RCP datagram or a bundle of RCP datagrams, each parsed once here.
+/// RCP datagram or a bundle of RCP datagrams and ECHOs (no other session
+/// message), each parsed once here.
 fn parse_inner(plain: &[u8]) -> Option<Inner> {
     if is_session(plain) {
         return Message::parse(plain).ok().map(Inner::Session);
     }
     if crate::bundle::is_bundle(plain) {
-        return crate::bundle::split(plain)?
-            .iter()
-            .map(|d| RcpHeader::parse(d).ok().map(|(h, _)| h))
-            .collect::<Option<Vec<_>>>()
-            .map(Inner::Bundle);
+        let (mut echoes, mut requests) = (Vec::new(), Vec::new());
+        for d in crate::bundle::split(plain)? {
+            if is_session(d) {
+                match Message::parse(d).ok()? {
+                    Message::Echo { path, nonces, .. } => echoes.push((path, nonces)),
+                    _ => return None,
+                }
+            } else {
+                requests.push(RcpHeader::parse(d).ok()?.0);
+            }
+        }
+        return Some(Inner::Bundle { echoes, requests });
     }
     RcpHeader::parse(plain).ok().map(|(h, _)| Inner::Rcp(h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use radial_core::seq::SeqNum;
+
+    fn req(seq: u32) -> Vec<u8> {
+        let mut d = Vec::new();
+        RcpHeader::new(RcpFlags::REQ, 9, SeqNum(seq), SeqNum(0), 1).emit(&mut d);
+        d
+    }
+
+    fn echo(path: u16, nonces: &[u32]) -> Vec<u8> {
+        let mut d = Vec::new();
+        Message::Echo {
+            conn: 3,
+            path,
+            nonces: nonces.to_vec(),
+        }
+        .emit(&mut d);
+        d
+    }
+
+    #[test]
+    fn a_bundle_carries_requests_and_the_receipts_echoed_beside_them() {
+        let mut b = Vec::new();
+        for d in [echo(2, &[7, 8]), req(1000), req(2000)] {
+            assert!(crate::bundle::push(&mut b, &d));
+        }
+        let Some(Inner::Bundle { echoes, requests }) = parse_inner(&b) else {
+            panic!("not a bundle");
+        };
+        assert_eq!(echoes, vec![(2, vec![7, 8])]);
+        let seqs: Vec<u32> = requests.iter().map(|h| h.seq.0).collect();
+        assert_eq!(seqs, vec![1000, 2000]);
+    }
+
+    #[test]
+    fn a_bundle_with_another_session_message_or_a_bad_request_is_refused() {
+        let mut join = Vec::new();
+        Message::Join { conn: 3, path: 0 }.emit(&mut join);
+        let mut b = Vec::new();
+        assert!(crate::bundle::push(&mut b, &req(1000)));
+        assert!(crate::bundle::push(&mut b, &join));
+        assert!(parse_inner(&b).is_none(), "a JOIN has no place in a bundle");
+        let mut b = Vec::new();
+        assert!(crate::bundle::push(&mut b, &echo(0, &[1])));
+        assert!(crate::bundle::push(&mut b, &[0xff, 1, 2]));
+        assert!(parse_inner(&b).is_none(), "garbage beside an echo");
+    }
 }

@@ -199,8 +199,11 @@ impl Server {
         };
         let mut g = s.shared.lock();
         if crate::bundle::is_bundle(inner) {
+            // The ECHOs a bundle carries were taken already.
             for d in crate::bundle::split(inner).unwrap_or_default() {
-                g.duplex.handle_datagram(now, PathId(id), d);
+                if !crate::session::is_session(d) {
+                    g.duplex.handle_datagram(now, PathId(id), d);
+                }
             }
         } else {
             g.duplex.handle_datagram(now, PathId(id), inner);

@@ -203,7 +203,8 @@ impl Driver {
     }
 
     /// Sends what the connection has to send: each path's requests
-    /// bundled into as few datagrams as fit, data as it is.
+    /// bundled into as few datagrams as fit, with the receipts the path has
+    /// to echo, data as it is.
     fn transmit(&mut self, duplex: &mut Duplex, now: radial_core::Instant) {
         let mut d = Vec::with_capacity(2048);
         let mut bundles: Vec<Vec<u8>> = vec![Vec::new(); self.paths.len()];
@@ -214,7 +215,12 @@ impl Driver {
             };
             if d.len() > SMALL {
                 path.send(i, &d);
-            } else if !crate::bundle::push(&mut bundles[i], &d) {
+                continue;
+            }
+            if bundles[i].is_empty() {
+                path.echo_into(self.conn, i, &mut bundles[i]);
+            }
+            if !crate::bundle::push(&mut bundles[i], &d) {
                 path.send(i, &bundles[i]);
                 bundles[i].clear();
                 crate::bundle::push(&mut bundles[i], &d);
@@ -245,6 +251,9 @@ impl Driver {
         let (conn, now) = (self.conn, self.clock.now());
         let mut joined = Vec::new();
         let mut ended = None;
+        // The datagrams of one wake arrived together: the pipes ask once,
+        // after the last.
+        duplex.hold_requests();
         receive_each(
             &mut self.paths,
             events,
@@ -257,6 +266,7 @@ impl Driver {
                 Incoming::Ignored => {}
             },
         );
+        duplex.release_requests(self.clock.now());
         for (i, challenge) in joined {
             validate(&mut self.paths, i, conn, challenge);
         }
