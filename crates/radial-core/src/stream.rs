@@ -165,6 +165,16 @@ impl ReassemblyBuffer {
         if let Some((&s, v)) = self.pending.range(..=start).next_back() {
             cursor = cursor.max(s + v.len() as u64);
         }
+        if self.pending.range(start + 1..end).next().is_none() {
+            // Nothing held inside it (the usual case): one piece, stored
+            // without listing gaps.
+            if cursor < end {
+                let slice = &data[(cursor - start) as usize..];
+                self.pending.insert(cursor, slice.to_vec());
+                self.pending_bytes += end - cursor;
+            }
+            return self.next + self.pending_bytes - held_before;
+        }
         let mut gaps = Vec::new();
         for (&s, v) in self.pending.range(start + 1..end) {
             if s > cursor {
