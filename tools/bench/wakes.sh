@@ -6,7 +6,8 @@
 # Needs root, perf, python3.
 # RADIAL_BASE=path compares two builds instead, both with wake moderation:
 # the base build's `get` and this build's, in turns, each against its own
-# `serve`; the table then also counts the client's receive system calls.
+# `serve`; the table then also counts the client's receive and send system
+# calls (a send is one datagram).
 # Usage: sudo tools/bench/wakes.sh [REPEAT]   (default 3)
 # Prints a Markdown table, a row per run.
 set -euo pipefail
@@ -26,8 +27,8 @@ cases=(
 # this one.
 if [ -n "${RADIAL_BASE:-}" ]; then
     modes=(base this)
-    echo "| case | buffer | build | goodput (Mbit/s) | longest stall (s) | CPU s/GB | context switches | recvmmsg calls |"
-    echo "|---|---|---|---|---|---|---|---|"
+    echo "| case | buffer | build | goodput (Mbit/s) | longest stall (s) | CPU s/GB | context switches | recvmmsg calls | datagrams sent |"
+    echo "|---|---|---|---|---|---|---|---|---|"
 else
     modes=(on off)
     echo "| case | buffer | wake moderation | goodput (Mbit/s) | longest stall (s) | CPU s/GB | context switches |"
@@ -49,7 +50,7 @@ for c in "${cases[@]}"; do
             off) flags+=(--no-wake-moderation) ;;
             base) bin=$RADIAL_BASE ;;
             esac
-            [ -n "${RADIAL_BASE:-}" ] && events+=,syscalls:sys_enter_recvmmsg
+            [ -n "${RADIAL_BASE:-}" ] && events+=,syscalls:sys_enter_recvmmsg,syscalls:sys_enter_sendto
             "$radial" shell "scenarios/shell/$name.toml" \
                 --server "$bin serve --root $work/files --listen $server:7400 --insecure >/dev/null 2>&1" -- \
                 perf stat -x, -e "$events" -o "$work/stat" \
@@ -67,7 +68,7 @@ cpu = stat["task-clock"] / 1000 / (r["bytes"] / 1e9)
 buffer = "default" if sys.argv[5] == "-" else sys.argv[5]
 row = f"| {sys.argv[3]} | {buffer} | {sys.argv[4]} | {r['mbps']:.2f} | {r['longest_stall_s']:.3f} | {cpu:.1f} | {int(stat['context-switches'])} |"
 if "syscalls:sys_enter_recvmmsg" in stat:
-    row += f" {int(stat['syscalls:sys_enter_recvmmsg'])} |"
+    row += f" {int(stat['syscalls:sys_enter_recvmmsg'])} | {int(stat['syscalls:sys_enter_sendto'])} |"
 print(row)
 PY
         done
