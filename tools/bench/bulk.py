@@ -67,8 +67,8 @@ def serve(addr, port, size, mptcp):
 
 def get(addr, port, mptcp, rcvbuf, bind, out):
     # The CPU counted from here: the interpreter's own start is not the
-    # transport's, and on a file of tens of megabytes it weighs about as
-    # much as the receiving does.
+    # transport's, and on a file of tens of megabytes it is a sizeable
+    # share of what the receiving costs.
     begun = resource.getrusage(resource.RUSAGE_SELF)
 
     def fresh():
