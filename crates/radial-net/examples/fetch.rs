@@ -3,9 +3,9 @@
 //! against the pattern both ends compute, and prints the goodput and the process's CPU time per
 //! gigabyte (`tools/bench/net.sh` runs it beside iperf3 and quinn).
 //!
-//! Usage: `cargo run --release -p radial-net --example fetch -- [MB] [PATHS]`
-//! (default 300 MB over one path; each path from its own loopback
-//! address).
+//! Usage: `cargo run --release -p radial-net --example fetch -- [MB] [PATHS]
+//! [SEGMENT]` (default 300 MB over one path in segments of 1,200 bytes;
+//! each path from its own loopback address).
 
 use std::io::{Read, Write};
 use std::sync::mpsc;
@@ -15,12 +15,31 @@ use std::time::Instant;
 use radial_net::stream::{connect, ConnectConfig, Connection};
 use radial_net::{PathConfig, Server, ServerOptions, Trust};
 
-/// The bytes a request for `n` gets: a pattern both ends compute.
+/// The bytes a request for `n` gets: a pattern both ends compute, eight
+/// bytes at a time (byte `x` of the stream is byte `x % 8` of the mixed
+/// word number `x / 8`), so that computing and checking it costs the
+/// benchmark little beside the transport it measures. A byte lost, doubled
+/// or moved changes what follows it.
 fn pattern(at: u64, out: &mut [u8]) {
-    for (i, b) in out.iter_mut().enumerate() {
+    let word = |w: u64| {
+        (w ^ 0x5bd1_e995)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .to_le_bytes()
+    };
+    let head = ((8 - at % 8) % 8).min(out.len() as u64) as usize;
+    for (i, b) in out[..head].iter_mut().enumerate() {
         let x = at + i as u64;
-        *b = (x ^ (x >> 11)) as u8;
+        *b = word(x / 8)[(x % 8) as usize];
     }
+    let first = (at + head as u64) / 8;
+    let last = word(first + ((out.len() - head) / 8) as u64);
+    let mut words = out[head..].chunks_exact_mut(8);
+    for (i, w) in (&mut words).enumerate() {
+        w.copy_from_slice(&word(first + i as u64));
+    }
+    let tail = words.into_remainder();
+    let n = tail.len();
+    tail.copy_from_slice(&last[..n]);
 }
 
 /// Serves every stream: reads "n\n", writes n pattern bytes, finishes.
@@ -69,6 +88,10 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let mb: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(300);
     let paths: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1);
+    let segment: u64 = args
+        .next()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(radial_net::config::MSS);
     let n = mb * 1_000_000;
     let (tx, rx) = mpsc::channel();
     let dir = std::env::temp_dir().join(format!("radial-fetch-{}", std::process::id()));
@@ -93,7 +116,9 @@ fn main() {
             to: addr,
         })
         .collect();
-    let conn = connect(&ConnectConfig::new(&paths, Trust::Any)).unwrap();
+    let mut cfg = ConnectConfig::new(&paths, Trust::Any);
+    cfg.segment = segment;
+    let conn = connect(&cfg).unwrap();
     let (cpu0, t0) = (cpu_seconds(), Instant::now());
     let (mut r, mut w) = conn.open_stream().unwrap().split();
     w.write_all(format!("{n}\n").as_bytes()).unwrap();
@@ -114,7 +139,7 @@ fn main() {
     let cpu = cpu_seconds() - cpu0;
     assert_eq!(got, n, "every byte");
     println!(
-        "fetch: {mb} MB over {} path(s) in {secs:.2} s: {:.1} Mbit/s, {:.2} CPU-s/GB (client and server)",
+        "fetch: {mb} MB over {} path(s) in {secs:.2} s, segments of {segment} bytes: {:.1} Mbit/s, {:.2} CPU-s/GB (client and server)",
         paths.len(),
         n as f64 * 8.0 / secs / 1e6,
         cpu / (n as f64 / 1e9)
@@ -122,4 +147,23 @@ fn main() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let _ = srv.join();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pattern;
+
+    #[test]
+    fn the_pattern_is_the_same_cut_anywhere() {
+        let mut whole = vec![0u8; 1000];
+        pattern(3, &mut whole);
+        for cut in [0, 1, 5, 8, 13, 999, 1000] {
+            let mut a = vec![0u8; cut];
+            let mut b = vec![0u8; 1000 - cut];
+            pattern(3, &mut a);
+            pattern(3 + cut as u64, &mut b);
+            assert_eq!([a, b].concat(), whole, "cut at {cut}");
+        }
+        assert_ne!(whole[..8], whole[8..16], "words differ");
+    }
 }

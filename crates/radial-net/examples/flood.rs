@@ -187,6 +187,7 @@ fn flood_sessions(mut conns: Vec<common::raw::Raw>, per_thread: u64, end: Instan
                     common::raw::CONTROL,
                     &Message::Get {
                         conn: other,
+                        segment: 1200,
                         path: "data.bin".into(),
                     },
                 );

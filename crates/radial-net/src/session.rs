@@ -96,6 +96,9 @@ pub enum Message {
     Get {
         /// Connection number.
         conn: u16,
+        /// Payload bytes per segment the client's receiver asks in (from
+        /// [`crate::config::MSS`] to [`crate::config::MAX_SEGMENT`]).
+        segment: u16,
         /// Path below the server's root, `/`-separated.
         path: String,
     },
@@ -115,6 +118,8 @@ pub enum Message {
     Open {
         /// Connection number.
         conn: u16,
+        /// Payload bytes per segment, both ways (as in [`Message::Get`]).
+        segment: u16,
         /// The client's proof of its key, for servers that admit listed
         /// clients only.
         client: Option<crate::crypto::ClientProof>,
@@ -194,6 +199,16 @@ pub fn is_session(datagram: &[u8]) -> bool {
     datagram.first() == Some(&(VERSION << 4 | SESSION_TYPE))
 }
 
+/// A GET's or OPEN's segment size, refused outside what a connection may
+/// use ([`crate::config::segment_allowed`]).
+fn segment_of(b: &mut &[u8]) -> Result<u16, WireError> {
+    let segment = u16_of(b, "segment")?;
+    if !crate::config::segment_allowed(u64::from(segment)) {
+        return Err(WireError::Invalid { field: "segment" });
+    }
+    Ok(segment)
+}
+
 fn take<'a>(b: &mut &'a [u8], n: usize, field: &'static str) -> Result<&'a [u8], WireError> {
     if b.len() < n {
         return Err(WireError::Truncated { field });
@@ -246,15 +261,21 @@ impl Message {
         let conn = u16_of(&mut b, "conn")?;
         let m = match kind {
             GET => {
+                let segment = segment_of(&mut b)?;
                 let path = text(&mut b, MAX_PATH, "path")?;
                 // Padding: zero bytes only.
                 if b.iter().any(|&x| x != 0) {
                     return Err(WireError::Invalid { field: "padding" });
                 }
                 b = &[];
-                Message::Get { conn, path }
+                Message::Get {
+                    conn,
+                    segment,
+                    path,
+                }
             }
             OPEN => {
+                let segment = segment_of(&mut b)?;
                 let client = match b.first() {
                     Some(1) => {
                         b = &b[1..];
@@ -269,7 +290,11 @@ impl Message {
                     return Err(WireError::Invalid { field: "padding" });
                 }
                 b = &[];
-                Message::Open { conn, client }
+                Message::Open {
+                    conn,
+                    segment,
+                    client,
+                }
             }
             OPENED => Message::Opened { conn },
             OFFER => {
@@ -350,7 +375,8 @@ impl Message {
             buf.extend_from_slice(&s.as_bytes()[..n]);
         };
         match self {
-            Message::Get { path, .. } => {
+            Message::Get { path, segment, .. } => {
+                buf.extend_from_slice(&segment.to_be_bytes());
                 put_text(buf, path, MAX_PATH);
                 if buf.len() - start < MIN_GET {
                     buf.resize(start + MIN_GET, 0);
@@ -385,7 +411,10 @@ impl Message {
                 buf.push(*code as u8);
                 put_text(buf, message, MAX_MESSAGE);
             }
-            Message::Open { client, .. } => {
+            Message::Open {
+                segment, client, ..
+            } => {
+                buf.extend_from_slice(&segment.to_be_bytes());
                 if let Some(p) = client {
                     buf.push(1);
                     buf.extend_from_slice(&p.key);
@@ -415,6 +444,7 @@ mod tests {
     fn messages_round_trip() {
         round_trip(Message::Get {
             conn: 7,
+            segment: 1200,
             path: "dir/ü.bin".into(),
         });
         round_trip(Message::Offer {
@@ -445,10 +475,12 @@ mod tests {
         });
         round_trip(Message::Open {
             conn: 9,
+            segment: 16_000,
             client: None,
         });
         round_trip(Message::Open {
             conn: 9,
+            segment: 16_000,
             client: Some(crate::crypto::ClientProof {
                 key: [3; 32],
                 signature: [4; 64],
@@ -463,6 +495,7 @@ mod tests {
         let mut open = Vec::new();
         Message::Open {
             conn: 9,
+            segment: 16_000,
             client: None,
         }
         .emit(&mut open);
@@ -474,11 +507,12 @@ mod tests {
         let mut b = Vec::new();
         Message::Get {
             conn: 1,
+            segment: 1200,
             path: "abc".into(),
         }
         .emit(&mut b);
         assert_eq!(
-            Message::parse(&b[..8]),
+            Message::parse(&b[..10]),
             Err(WireError::Truncated { field: "path" })
         );
         let mut padded = b.clone();
@@ -515,10 +549,43 @@ mod tests {
     }
 
     #[test]
+    fn a_segment_size_outside_the_allowed_range_is_refused() {
+        for (segment, ok) in [(1199, false), (1200, true), (60_000, true), (60_001, false)] {
+            let mut b = Vec::new();
+            Message::Get {
+                conn: 1,
+                segment,
+                path: "f".into(),
+            }
+            .emit(&mut b);
+            let mut o = Vec::new();
+            Message::Open {
+                conn: 1,
+                segment,
+                client: None,
+            }
+            .emit(&mut o);
+            for m in [b, o] {
+                let got = Message::parse(&m);
+                if ok {
+                    assert!(got.is_ok(), "{segment}: {got:?}");
+                } else {
+                    assert_eq!(got, Err(WireError::Invalid { field: "segment" }));
+                }
+            }
+        }
+    }
+
+    #[test]
     fn a_long_path_is_cut_on_a_character_boundary() {
         let path = "é".repeat(MAX_PATH);
         let mut b = Vec::new();
-        Message::Get { conn: 1, path }.emit(&mut b);
+        Message::Get {
+            conn: 1,
+            segment: 1200,
+            path,
+        }
+        .emit(&mut b);
         let Ok(Message::Get { path, .. }) = Message::parse(&b) else {
             panic!("parses");
         };
@@ -532,6 +599,7 @@ mod tests {
         for m in [
             Message::Get {
                 conn: 3,
+                segment: 1200,
                 path: "a/b".into(),
             },
             Message::Offer {

@@ -38,6 +38,7 @@ fn a_short_hello_or_get_gets_no_answer() {
     let mut d = Vec::new();
     Message::Get {
         conn: 3,
+        segment: 1200,
         path: "data.bin".into(),
     }
     .emit(&mut d);

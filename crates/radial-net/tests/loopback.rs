@@ -33,6 +33,40 @@ fn a_file_arrives_intact_over_two_local_addresses() {
 }
 
 #[test]
+fn a_file_arrives_intact_in_large_segments() {
+    // Not a whole number of segments: the last one is short.
+    let size = 20_000_001;
+    let f = serve("large-segments", size);
+    let mut cfg = config(&f, &["127.0.0.1:0", "127.0.0.2:0"]);
+    cfg.segment = radial_net::config::LOOPBACK_SEGMENT;
+    let s = get(&cfg, None, |_| {}).unwrap();
+    assert_eq!(s.bytes, size as u64);
+    assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());
+    let stats = f.stats();
+    let per = stats.bytes_sent / stats.data_datagrams.max(1);
+    assert!(
+        per > radial_net::config::LOOPBACK_SEGMENT * 9 / 10,
+        "{per} bytes per datagram"
+    );
+}
+
+#[test]
+fn a_segment_size_no_connection_may_use_is_refused_before_asking() {
+    let f = serve("bad-segment", 1000);
+    for segment in [1199, 60_001] {
+        let mut cfg = config(&f, &["127.0.0.1:0"]);
+        cfg.segment = segment;
+        let e = get(&cfg, None, |_| {}).unwrap_err();
+        assert!(
+            matches!(e, radial_net::GetError::Segment(s) if s == segment),
+            "{e}"
+        );
+        assert!(e.to_string().contains("1200 to 60000"), "{e}");
+    }
+    assert_eq!(f.stats().handshakes, 0, "nothing was asked");
+}
+
+#[test]
 fn losing_an_address_mid_transfer_hands_off_to_the_other() {
     // Pipe 0's address goes away at the first progress report. From then
     // on nothing arrives through it, so what it brought is at most what was

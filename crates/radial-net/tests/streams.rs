@@ -57,6 +57,26 @@ fn streams_echo_whole_over_two_loopback_paths() {
 }
 
 #[test]
+fn streams_echo_whole_in_large_segments_both_ways() {
+    let f = echo_server("streams-large-segments");
+    let paths = loopback_paths(f.server, 2);
+    let mut cfg = ConnectConfig::new(&paths, Trust::Any);
+    cfg.segment = radial_net::config::LOOPBACK_SEGMENT;
+    let conn = connect(&cfg).unwrap();
+    // Lengths that end mid-segment, on eight streams at once.
+    echo_streams(&conn, 8, 1_000_003);
+    assert!(conn.received() >= 8_000_024);
+    assert_eq!(conn.ended(), None);
+    drop(conn);
+    let stats = f.stats();
+    let per = stats.bytes_sent / stats.data_datagrams.max(1);
+    assert!(
+        per > 4 * radial_net::config::MSS,
+        "{per} bytes per datagram"
+    );
+}
+
+#[test]
 fn streams_echo_whole_through_a_path_lost_midway() {
     let f = echo_server("streams-lost");
     let (emu, get) = two_paths(&f, path(20, 10), path(20, 30));

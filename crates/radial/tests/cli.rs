@@ -335,6 +335,18 @@ fn get_downloads_a_file_that_serve_serves_and_reports_json() {
     assert_eq!(v["bytes"], 3_000_000);
     assert_eq!(v["sha256_ok"], true);
     assert_eq!(v["pipes"].as_array().unwrap().len(), 2);
+    // In segments as large as the loopback device carries.
+    let large = dir.join("large.bin");
+    let o = radial(&[
+        "get",
+        &format!("radial://{addr}/f.bin"),
+        "--segment",
+        "16000",
+        "-o",
+        large.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&large).unwrap(), data);
     // A missing file is an input error naming it.
     let o = radial(&[
         "get",
@@ -578,7 +590,7 @@ fn get_checks_its_flags_before_asking_any_server() {
     let exists = dir.join("exists.bin");
     std::fs::write(&exists, b"keep me").unwrap();
     let missing_dir = dir.join("no/such/dir/f.bin");
-    let cases: [(Vec<&str>, &str); 4] = [
+    let cases: [(Vec<&str>, &str); 5] = [
         // 192.0.2.1 is a documentation address no host has: binding fails
         // locally, nothing is sent.
         (
@@ -606,6 +618,10 @@ fn get_checks_its_flags_before_asking_any_server() {
         (
             vec!["get", "radial://127.0.0.1:port/x"],
             "`port` is not a port",
+        ),
+        (
+            vec!["get", "radial://127.0.0.1:1/x", "--segment", "100"],
+            "--segment 100: segments are 1200 to 60000 bytes",
         ),
     ];
     for (args, expect) in cases {

@@ -149,12 +149,12 @@ pub fn ask(
     via: SocketAddr,
     to: SocketAddr,
     poll: &mut Poll,
-    (conn, path): (u16, &str),
+    (conn, segment, path): (u16, u16, &str),
     trust: &Trust,
     insecure: bool,
 ) -> Result<Offered, GetError> {
     on_own_socket(via, poll, |s, poll| {
-        ask_on(s, to, poll, (conn, path), trust, insecure)
+        ask_on(s, to, poll, (conn, segment, path), trust, insecure)
     })
 }
 
@@ -179,17 +179,17 @@ pub struct Opened {
 }
 
 /// Connects to `to` from a socket of its own on `via` and opens a stream
-/// connection numbered `conn`.
+/// connection numbered `conn` whose segments carry `segment` bytes.
 pub fn open(
     via: SocketAddr,
     to: SocketAddr,
     poll: &mut Poll,
-    conn: u16,
+    (conn, segment): (u16, u16),
     (trust, insecure): (&Trust, bool),
     client: Option<&ClientKey>,
 ) -> Result<Opened, GetError> {
     on_own_socket(via, poll, |s, poll| {
-        open_on(s, to, poll, conn, (trust, insecure), client)
+        open_on(s, to, poll, (conn, segment), (trust, insecure), client)
     })
 }
 
@@ -197,7 +197,7 @@ fn open_on(
     sock: &UdpSocket,
     to: SocketAddr,
     poll: &mut Poll,
-    conn: u16,
+    (conn, segment): (u16, u16),
     (trust, insecure): (&Trust, bool),
     client: Option<&ClientKey>,
 ) -> Result<Opened, GetError> {
@@ -205,6 +205,7 @@ fn open_on(
     let (keys, first_contact) = shake(sock, to, poll, trust, insecure, started)?;
     let open = Message::Open {
         conn,
+        segment,
         client: client.map(|k| k.prove(&keys.binding, conn)),
     };
     let answer = request(sock, to, poll, &keys, &open, |m| match m {
@@ -316,7 +317,7 @@ fn ask_on(
     sock: &UdpSocket,
     to: SocketAddr,
     poll: &mut Poll,
-    (conn, path): (u16, &str),
+    (conn, segment, path): (u16, u16, &str),
     trust: &Trust,
     insecure: bool,
 ) -> Result<Offered, GetError> {
@@ -324,6 +325,7 @@ fn ask_on(
     let (keys, first_contact) = shake(sock, to, poll, trust, insecure, started)?;
     let get = Message::Get {
         conn,
+        segment,
         path: path.to_string(),
     };
     let mut full = None;

@@ -76,6 +76,11 @@ pub struct GetConfig {
     /// few, so that one wake handles several (on by default; see
     /// `docs/performance.md`, "Wake moderation").
     pub moderate_wakes: bool,
+    /// Payload bytes per segment ([`crate::config::MSS`] by default, which
+    /// any path carries; [`crate::config::LOOPBACK_SEGMENT`] suits paths
+    /// over the loopback device). Every path of the connection must carry
+    /// datagrams of this size: the runtime does not discover path MTUs.
+    pub segment: u64,
 }
 
 /// The largest file a download accepts unless told otherwise: 64 GiB.
@@ -99,6 +104,7 @@ impl GetConfig {
             buffer: None,
             max_size: DEFAULT_MAX_SIZE,
             moderate_wakes: true,
+            segment: crate::config::MSS,
         }
     }
 }
@@ -243,6 +249,8 @@ pub enum GetError {
     },
     /// Two servers offered different files for the same path.
     NotReplicas(SocketAddr),
+    /// A segment size no connection may use.
+    Segment(u64),
     /// The server proved a key other than the one trusted for it.
     ServerKey {
         /// The server.
@@ -295,6 +303,12 @@ impl std::fmt::Display for GetError {
                 write!(f, "{}: {why}; refusing to write through it", path.display())
             }
             GetError::NotReplicas(a) => write!(f, "{a} offers a different file under that path"),
+            GetError::Segment(s) => write!(
+                f,
+                "a segment of {s} bytes: a connection's segments are {} to {} bytes",
+                crate::config::MSS,
+                crate::config::MAX_SEGMENT
+            ),
             GetError::ServerKey {
                 server,
                 expected,
@@ -330,6 +344,19 @@ fn bind(via: SocketAddr, poll: &Poll, token: usize) -> io::Result<UdpSocket> {
     Ok(s)
 }
 
+/// The segment size of `cfg`'s connection, as its GETs carry it.
+pub(crate) fn segment_of(cfg: &GetConfig) -> Result<u16, GetError> {
+    wire_segment(cfg.segment)
+}
+
+/// `segment` as a GET or OPEN carries it, if a connection may use it.
+pub(crate) fn wire_segment(segment: u64) -> Result<u16, GetError> {
+    match u16::try_from(segment) {
+        Ok(w) if crate::config::segment_allowed(segment) => Ok(w),
+        _ => Err(GetError::Segment(segment)),
+    }
+}
+
 /// Connects to every server of `cfg.paths` and asks for the file on
 /// connection `conn`: the offer of each server, by address.
 fn ask_all(
@@ -344,7 +371,7 @@ fn ask_all(
                 p.via,
                 p.to,
                 poll,
-                (conn, &cfg.path),
+                (conn, segment_of(cfg)?, &cfg.path),
                 &cfg.trust,
                 cfg.insecure,
             )?;

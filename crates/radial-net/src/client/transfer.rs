@@ -22,7 +22,7 @@ use super::{
     Progress, Summary, FAILOVER, STALL,
 };
 use crate::clock::Clock;
-use crate::config::r2cp_config;
+use crate::config::r2cp_config_for;
 use crate::crypto::Keys;
 use crate::session::ErrorCode;
 
@@ -65,10 +65,11 @@ fn keys_of(offers: &[(SocketAddr, Offered)], to: SocketAddr) -> Arc<Keys> {
 /// The engine for `cfg` on connection `conn`, for a download that already
 /// holds the file's first `held` bytes.
 fn engine(cfg: &GetConfig, conn: u16, held: u64) -> R2cpReceiver {
-    let mut r2cp = r2cp_config(conn);
+    let segment = cfg.segment;
+    let mut r2cp = r2cp_config_for(conn, segment);
     if let Some(bytes) = cfg.buffer {
         // At least a few segments, so that a window can open.
-        r2cp.pipe.window = (bytes / crate::config::MSS).max(4);
+        r2cp.pipe.window = (bytes / segment).max(4);
     }
     r2cp.target = cfg.target.map(|(rate, prefer)| TargetRate {
         rate,
@@ -232,7 +233,7 @@ impl Transfer {
                     p.via,
                     p.to,
                     &mut self.poll,
-                    (self.conn, &cfg.path),
+                    (self.conn, super::segment_of(cfg)?, &cfg.path),
                     &cfg.trust,
                     cfg.insecure,
                 )?;

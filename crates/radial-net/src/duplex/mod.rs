@@ -33,7 +33,7 @@ use radial_core::rcp::RcpConfig;
 use radial_core::wire::rcp::RcpHeader;
 use radial_core::{AppEvent, Endpoint, HostEvent, Instant, PathId, RouteId};
 
-use crate::config::{r2cp_config, rcp_config};
+use crate::config::{r2cp_config_for, rcp_config_for, MSS};
 use crate::mux::{Mux, MuxConfig, MuxError, Side};
 use outbound::Outbound;
 
@@ -71,11 +71,17 @@ impl DuplexConfig {
     /// uses for a download), each direction's buffer as large as the
     /// receive buffer.
     pub fn new(conn: u16) -> Self {
-        let inbound = r2cp_config(conn);
+        DuplexConfig::with_segment(conn, MSS)
+    }
+
+    /// [`DuplexConfig::new`] with `segment` payload bytes per segment both
+    /// ways (what the host's OPEN said), the buffers as large in bytes.
+    pub fn with_segment(conn: u16, segment: u64) -> Self {
+        let inbound = r2cp_config_for(conn, segment);
         DuplexConfig {
             conn,
             inbound,
-            outbound: rcp_config(u32::from(conn)),
+            outbound: rcp_config_for(u32::from(conn), segment),
             mux: MuxConfig::default(),
             send_limit: usize::try_from(inbound.rwnd_bytes()).unwrap_or(usize::MAX),
             recv_limit: usize::try_from(inbound.rwnd_bytes()).unwrap_or(usize::MAX),

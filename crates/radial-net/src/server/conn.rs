@@ -34,6 +34,8 @@ pub struct Session {
     /// The client's connection number (the low 16 bits of its pipes' RCP
     /// connection ids).
     pub conn: u16,
+    /// Payload bytes per segment the client's receiver asks in.
+    pub segment: u64,
     /// When the GET was answered.
     pub started: Instant,
     /// Pipes opened so far.

@@ -110,6 +110,9 @@ pub struct ServerStats {
     pub proven_bytes: u64,
     /// Payload bytes sent.
     pub bytes_sent: u64,
+    /// Datagrams sent with payload (their sizes follow the segments the
+    /// receivers ask in).
+    pub data_datagrams: u64,
     /// Payload bytes sent for the first time on their pipe: above the
     /// highest byte it sent before.
     pub first_bytes_sent: u64,

@@ -221,6 +221,7 @@ impl Pipe {
                 out.ahead.read(&self.file, seg.offset, &mut dgram[at..])?;
                 let end = seg.offset + seg.len as u64;
                 out.stats.bytes_sent += seg.len as u64;
+                out.stats.data_datagrams += 1;
                 out.stats.first_bytes_sent += end.saturating_sub(seg.offset.max(self.high));
                 self.high = self.high.max(end);
             }

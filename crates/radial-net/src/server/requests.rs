@@ -15,7 +15,7 @@ use super::hashing::Lookup;
 use super::pipes::{PathAuth, Pipe, Wait};
 use super::tables::Prefix;
 use super::{pipe_id, random, Server};
-use crate::config::rcp_config;
+use crate::config::rcp_config_for;
 use crate::crypto::ReplayWindow;
 use crate::session::{is_session, ErrorCode, Message, MIN_GET};
 
@@ -68,7 +68,11 @@ impl Server {
             Inner::Session(m) => m,
         };
         match m {
-            Message::Get { conn, path } if plain.len() >= MIN_GET => {
+            Message::Get {
+                conn,
+                segment,
+                path,
+            } if plain.len() >= MIN_GET => {
                 let reply = if streams {
                     Message::Error {
                         conn,
@@ -76,12 +80,16 @@ impl Server {
                         message: "this connection carries streams".into(),
                     }
                 } else {
-                    self.answer_get(cid, conn, &path, now)
+                    self.answer_get(cid, (conn, segment), &path, now)
                 };
                 self.send_message(cid, id, &reply);
             }
-            Message::Open { conn, client } if plain.len() >= MIN_GET => {
-                let reply = self.answer_open(cid, conn, client, now);
+            Message::Open {
+                conn,
+                segment,
+                client,
+            } if plain.len() >= MIN_GET => {
+                let reply = self.answer_open(cid, (conn, segment), client, now);
                 self.send_message(cid, id, &reply);
             }
             Message::Join { path, conn } if path == id => {
@@ -272,7 +280,8 @@ impl Server {
             self.pipes_by_ip.add(peer.ip());
             self.stats.pipes += 1;
             session.opened += 1;
-            let sender = RcpSender::stored(rcp_config(h.conn_id), PathId(0), session.offer.size);
+            let config = rcp_config_for(h.conn_id, session.segment);
+            let sender = RcpSender::stored(config, PathId(0), session.offer.size);
             p.pipe = Some(Pipe::new(p.peer, sender, session.offer.file.clone(), now));
         }
         let p = self
@@ -287,8 +296,11 @@ impl Server {
     }
 
     /// A GET: open the path below the root, look up its hash (computed
-    /// aside the first time), answer. One file per connection.
-    fn answer_get(&mut self, cid: u64, conn: u16, path: &str, now: Instant) -> Message {
+    /// aside the first time), answer. One file per connection, served in
+    /// the segments its receiver asks in (`segment` bytes, checked when
+    /// the GET was parsed).
+    fn answer_get(&mut self, cid: u64, ask: (u16, u16), path: &str, now: Instant) -> Message {
+        let (conn, segment) = ask;
         let error = |code, message: String| Message::Error {
             conn,
             code,
@@ -347,6 +359,7 @@ impl Server {
                 id,
             }),
             conn,
+            segment: u64::from(segment),
             started: now,
             opened: 0,
             completed: false,

@@ -85,10 +85,11 @@ impl Server {
     pub(super) fn answer_open(
         &mut self,
         cid: u64,
-        conn: u16,
+        ask: (u16, u16),
         client: Option<ClientProof>,
         now: Instant,
     ) -> Message {
+        let (conn, segment) = ask;
         let error = |code, message: &str| Message::Error {
             conn,
             code,
@@ -132,7 +133,10 @@ impl Server {
             }
         }
         let waker = self.stream_waker.clone();
-        let duplex = Duplex::new(Side::Server, DuplexConfig::new(conn));
+        let duplex = Duplex::new(
+            Side::Server,
+            DuplexConfig::with_segment(conn, u64::from(segment)),
+        );
         let shared = Shared::new(duplex, move || {
             let _ = waker.wake();
         });
@@ -281,6 +285,7 @@ impl Server {
                     o.guard.sent(nonce, len, wall);
                     auth.tx += len as u64;
                     self.stats.bytes_sent += payload as u64;
+                    self.stats.data_datagrams += u64::from(payload > 0);
                     self.batch.push(path.peer, &d);
                 }
                 if o.stash.is_none() && self.batch.flush(sock, state).is_err() {

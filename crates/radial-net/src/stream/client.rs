@@ -45,6 +45,10 @@ pub struct ConnectConfig {
     pub insecure: bool,
     /// The client's key, for servers that admit listed clients only.
     pub key: Option<Arc<ClientKey>>,
+    /// Payload bytes per segment, both ways ([`crate::config::MSS`] by
+    /// default; see [`crate::GetConfig::segment`]). Every path, including
+    /// one added later, must carry datagrams of this size.
+    pub segment: u64,
 }
 
 impl ConnectConfig {
@@ -55,6 +59,7 @@ impl ConnectConfig {
             trust,
             insecure: false,
             key: None,
+            segment: crate::config::MSS,
         }
     }
 }
@@ -68,13 +73,14 @@ pub fn connect(cfg: &ConnectConfig) -> Result<Connection, GetError> {
         .paths
         .first()
         .ok_or_else(|| GetError::Refused("no path to connect over".into()))?;
+    let wire_segment = crate::client::wire_segment(cfg.segment)?;
     let mut poll = Poll::new()?;
     let conn = random_conn();
     let opened = ask::open(
         first.via,
         first.to,
         &mut poll,
-        conn,
+        (conn, wire_segment),
         (&cfg.trust, cfg.insecure),
         cfg.key.as_deref(),
     )?;
@@ -84,7 +90,7 @@ pub fn connect(cfg: &ConnectConfig) -> Result<Connection, GetError> {
     }
     let waker = Arc::new(Waker::new(poll.registry(), WAKE)?);
     let clock = Clock::new();
-    let mut duplex = Duplex::new(Side::Host, DuplexConfig::new(conn));
+    let mut duplex = Duplex::new(Side::Host, DuplexConfig::with_segment(conn, cfg.segment));
     // Each path's pipes are ready from its JOIN on: the server opens its
     // side as the JOIN arrives, and its SYN must find this one listening.
     for i in 0..paths.len() {

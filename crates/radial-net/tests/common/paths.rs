@@ -64,6 +64,7 @@ pub fn two_paths(f: &Fixture, a: PathModel, b: PathModel) -> (Emulator, GetConfi
         buffer: None,
         max_size: radial_net::client::DEFAULT_MAX_SIZE,
         moderate_wakes: true,
+        segment: radial_net::config::MSS,
     };
     (emu, cfg)
 }
@@ -182,6 +183,7 @@ pub fn under_garbage() -> (f64, f64) {
             buffer: None,
             max_size: radial_net::client::DEFAULT_MAX_SIZE,
             moderate_wakes: true,
+            segment: radial_net::config::MSS,
         };
         let s = get(&cfg, None, |_| {}).unwrap();
         assert_eq!(hash_file(&cfg.out).unwrap(), hash_file(&f.file()).unwrap());

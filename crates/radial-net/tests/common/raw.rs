@@ -199,6 +199,7 @@ impl Raw {
             CONTROL,
             &Message::Get {
                 conn,
+                segment: 1200,
                 path: path.into(),
             },
         );
