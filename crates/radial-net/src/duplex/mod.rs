@@ -140,6 +140,8 @@ pub struct Duplex {
     peer_closed: bool,
     failed: Option<DuplexError>,
     scratch: Vec<u8>,
+    /// The receiver's next datagram (a request), before it is placed.
+    requests: Vec<u8>,
     stats: DuplexStats,
 }
 
@@ -158,8 +160,14 @@ impl Duplex {
             peer_closed: false,
             failed: None,
             scratch: vec![0; READ_CHUNK],
+            requests: Vec::new(),
             stats: DuplexStats::default(),
         }
+    }
+
+    /// Payload bytes per segment, both ways.
+    pub fn segment(&self) -> u64 {
+        self.config.inbound.pipe.mss
     }
 
     /// The streams: open, accept, read and write them here.
@@ -304,6 +312,21 @@ impl Duplex {
     /// when there is nothing to send now. The two directions' pipes take
     /// turns.
     pub fn poll_transmit(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<PathId> {
+        self.poll_transmit_after(now, buf, 0)
+    }
+
+    /// [`Duplex::poll_transmit`], writing the datagram after the first
+    /// `keep` bytes of `buf` (room for what encloses it), so that a data
+    /// segment's payload is copied once on its way from the streams to the
+    /// socket.
+    pub fn poll_transmit_after(
+        &mut self,
+        now: Instant,
+        buf: &mut Vec<u8>,
+        keep: usize,
+    ) -> Option<PathId> {
+        buf.truncate(keep);
+        buf.resize(keep, 0);
         if self.failed.is_some() {
             return None;
         }
@@ -319,9 +342,11 @@ impl Duplex {
             let sent = if first {
                 self.outbound.poll(now, buf)
             } else {
-                self.inbound
-                    .poll_transmit(now, buf)
-                    .map(|p| PathId(p.0 & !UPLINK))
+                let p = self.inbound.poll_transmit(now, &mut self.requests);
+                if p.is_some() {
+                    buf.extend_from_slice(&self.requests);
+                }
+                p.map(|p| PathId(p.0 & !UPLINK))
             };
             if sent.is_some() {
                 return sent;

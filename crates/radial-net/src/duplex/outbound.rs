@@ -28,7 +28,8 @@ pub(super) struct Outbound {
     turn: usize,
     /// No byte past what the mux has written will come.
     closing: bool,
-    scratch: Vec<u8>,
+    /// The RCP header of the datagram being made.
+    header: Vec<u8>,
 }
 
 impl Outbound {
@@ -42,7 +43,7 @@ impl Outbound {
             senders: Vec::new(),
             turn: 0,
             closing: false,
-            scratch: Vec::new(),
+            header: Vec::new(),
         }
     }
 
@@ -81,15 +82,14 @@ impl Outbound {
         let mut dry = false;
         while !self.stream.is_closed() {
             let room = self.limit.saturating_sub(self.bytes.len());
-            self.scratch.clear();
             if room == 0 {
                 break;
             }
-            if mux.poll_transmit(room, &mut self.scratch) == 0 {
+            // Straight into the held bytes: no copy between.
+            if mux.poll_transmit(room, &mut self.bytes) == 0 {
                 dry = true;
                 break;
             }
-            self.bytes.extend(&self.scratch);
         }
         let end = self.base + self.bytes.len() as u64;
         let cut = end % self.mss;
@@ -146,15 +146,17 @@ impl Outbound {
         }
     }
 
-    /// The next datagram, its payload appended, taking the paths in turn.
+    /// The next datagram, header and payload, appended to `buf`, taking
+    /// the paths in turn.
     pub(super) fn poll(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<PathId> {
         self.purge();
         let n = self.senders.len();
         for k in 0..n {
             let i = (self.turn + k) % n;
-            let Some(seg) = self.senders[i].poll_segment(now, buf) else {
+            let Some(seg) = self.senders[i].poll_segment(now, &mut self.header) else {
                 continue;
             };
+            buf.extend_from_slice(&self.header);
             self.turn = (i + 1) % n;
             if seg.len == 0 {
                 return Some(seg.path);

@@ -76,10 +76,17 @@ impl std::error::Error for FrameError {}
 /// Appends the header of a DATA frame of `len` payload bytes (the payload
 /// follows).
 pub fn emit_data_header(stream: u32, len: usize, fin: bool, out: &mut Vec<u8>) {
+    out.extend_from_slice(&data_header(stream, len, fin));
+}
+
+/// The header of a DATA frame of `len` payload bytes on `stream`.
+pub fn data_header(stream: u32, len: usize, fin: bool) -> [u8; DATA_HEADER] {
     debug_assert!(len <= MAX_PAYLOAD);
-    out.push(if fin { DATA_FIN } else { DATA });
-    out.extend_from_slice(&stream.to_be_bytes());
-    out.extend_from_slice(&(len as u16).to_be_bytes());
+    let mut h = [0u8; DATA_HEADER];
+    h[0] = if fin { DATA_FIN } else { DATA };
+    h[1..5].copy_from_slice(&stream.to_be_bytes());
+    h[5..].copy_from_slice(&(len as u16).to_be_bytes());
+    h
 }
 
 impl Frame {
@@ -135,6 +142,25 @@ impl Frame {
     /// Decodes the frame at the start of `b`: `Ok(None)` if `b` ends
     /// inside it, else the frame and its length.
     pub fn parse(b: &[u8]) -> Result<Option<(Frame, usize)>, FrameError> {
+        Ok(Frame::parse_borrowed(b)?.map(|(f, n)| {
+            let f = match f {
+                FrameRef::Data {
+                    stream,
+                    payload,
+                    fin,
+                } => Frame::Data {
+                    stream,
+                    payload: payload.to_vec(),
+                    fin,
+                },
+                FrameRef::Other(f) => f,
+            };
+            (f, n)
+        }))
+    }
+
+    /// [`Frame::parse`], a DATA frame's payload left where it is.
+    pub fn parse_borrowed(b: &[u8]) -> Result<Option<(FrameRef<'_>, usize)>, FrameError> {
         let Some(len) = Frame::len_of(b)? else {
             return Ok(None);
         };
@@ -143,15 +169,20 @@ impl Frame {
             return Ok(None);
         };
         if kind == PADDING {
-            return Ok(Some((Frame::Padding, 1)));
+            return Ok(Some((FrameRef::Other(Frame::Padding), 1)));
         }
         let stream = u32::from_be_bytes([b[1], b[2], b[3], b[4]]);
         let frame = match kind {
-            DATA | DATA_FIN => Frame::Data {
-                stream,
-                payload: b[DATA_HEADER..].to_vec(),
-                fin: kind == DATA_FIN,
-            },
+            DATA | DATA_FIN => {
+                return Ok(Some((
+                    FrameRef::Data {
+                        stream,
+                        payload: &b[DATA_HEADER..],
+                        fin: kind == DATA_FIN,
+                    },
+                    len,
+                )))
+            }
             CREDIT => Frame::Credit {
                 stream,
                 limit: u64::from_be_bytes(b[5..13].try_into().expect("8 bytes")),
@@ -161,6 +192,22 @@ impl Frame {
                 code: u32::from_be_bytes(b[5..9].try_into().expect("4 bytes")),
             },
         };
-        Ok(Some((frame, len)))
+        Ok(Some((FrameRef::Other(frame), len)))
     }
+}
+
+/// A frame as [`Frame::parse_borrowed`] decodes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FrameRef<'a> {
+    /// A DATA frame, its payload in the bytes parsed.
+    Data {
+        /// The stream.
+        stream: u32,
+        /// Its bytes.
+        payload: &'a [u8],
+        /// The stream ends after them.
+        fin: bool,
+    },
+    /// Any other frame.
+    Other(Frame),
 }

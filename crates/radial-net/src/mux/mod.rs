@@ -34,7 +34,38 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::ops::Bound;
 
-pub use frame::{Frame, FrameError, MAX_FRAME, MAX_PAYLOAD};
+/// Where [`Mux::poll_transmit`] appends the outgoing sequence: a `Vec`, or
+/// a connection's own queue of it, written without a copy in between.
+pub trait Sink {
+    /// Bytes held.
+    fn len(&self) -> usize;
+    /// Nothing held.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Appends `bytes`.
+    fn put(&mut self, bytes: &[u8]);
+}
+
+impl Sink for Vec<u8> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+impl Sink for VecDeque<u8> {
+    fn len(&self) -> usize {
+        VecDeque::len(self)
+    }
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend(bytes);
+    }
+}
+
+pub use frame::{Frame, FrameError, FrameRef, MAX_FRAME, MAX_PAYLOAD};
 
 /// Which end of the connection a mux is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -425,16 +456,16 @@ impl Mux {
     /// Appends frames to the outgoing sequence, at most `max` bytes: resets
     /// and credits first, then one DATA frame per stream in turn while any
     /// has bytes and credit. Returns the bytes appended.
-    pub fn poll_transmit(&mut self, max: usize, out: &mut Vec<u8>) -> usize {
+    pub fn poll_transmit(&mut self, max: usize, out: &mut impl Sink) -> usize {
         let start = out.len();
-        let room = |out: &Vec<u8>| max - (out.len() - start);
+        let room = |out: &dyn Sink| max - (out.len() - start);
         while let Some(f) = self.resets.front() {
             let mut b = Vec::new();
             f.emit(&mut b);
             if b.len() > room(out) {
                 return out.len() - start;
             }
-            out.extend(b);
+            out.put(&b);
             self.resets.pop_front();
         }
         for (&id, s) in &mut self.streams {
@@ -448,7 +479,7 @@ impl Mux {
                 if b.len() > room(out) {
                     return out.len() - start;
                 }
-                out.extend(b);
+                out.put(&b);
                 s.credit_due = false;
             }
         }
@@ -476,11 +507,11 @@ impl Mux {
             if n == 0 && !fin {
                 break;
             }
-            frame::emit_data_header(id, n, fin, out);
+            out.put(&frame::data_header(id, n, fin));
             let (a, b) = s.queue.as_slices();
             let from_a = n.min(a.len());
-            out.extend_from_slice(&a[..from_a]);
-            out.extend_from_slice(&b[..n - from_a]);
+            out.put(&a[..from_a]);
+            out.put(&b[..n - from_a]);
             s.queue.drain(..n);
             s.sent += n as u64;
             s.fin_sent |= fin;
@@ -507,11 +538,11 @@ impl Mux {
                     break;
                 }
             }
-            let frame = if self.partial.is_empty() {
-                match Frame::parse(bytes) {
+            if self.partial.is_empty() {
+                match Frame::parse_borrowed(bytes) {
                     Ok(Some((f, n))) => {
                         bytes = &bytes[n..];
-                        f
+                        self.on_frame(f).map_err(|e| self.fail(e))?;
                     }
                     // The rest is the start of one frame (shorter than
                     // [`MAX_FRAME`]): keep it.
@@ -532,16 +563,20 @@ impl Mux {
                 let n = (want - self.partial.len()).min(bytes.len());
                 self.partial.extend_from_slice(&bytes[..n]);
                 bytes = &bytes[n..];
-                match Frame::parse(&self.partial) {
+                let mut partial = std::mem::take(&mut self.partial);
+                let done = match Frame::parse_borrowed(&partial) {
                     Ok(Some((f, _))) => {
-                        self.partial.clear();
-                        f
+                        self.on_frame(f).map_err(|e| self.fail(e))?;
+                        true
                     }
-                    Ok(None) => continue,
+                    Ok(None) => false,
                     Err(e) => return Err(self.fail(MuxError::Frame(e))),
+                };
+                if done {
+                    partial.clear();
                 }
-            };
-            self.on_frame(frame).map_err(|e| self.fail(e))?;
+                self.partial = partial;
+            }
         }
         Ok(())
     }
@@ -552,12 +587,12 @@ impl Mux {
         e
     }
 
-    fn on_frame(&mut self, f: Frame) -> Result<(), MuxError> {
+    fn on_frame(&mut self, f: FrameRef<'_>) -> Result<(), MuxError> {
         let id = match &f {
-            Frame::Data { stream, .. }
-            | Frame::Credit { stream, .. }
-            | Frame::Reset { stream, .. } => *stream,
-            Frame::Padding => return Ok(()),
+            FrameRef::Data { stream, .. }
+            | FrameRef::Other(Frame::Credit { stream, .. })
+            | FrameRef::Other(Frame::Reset { stream, .. }) => *stream,
+            FrameRef::Other(Frame::Data { .. }) | FrameRef::Other(Frame::Padding) => return Ok(()),
         };
         if !self.streams.contains_key(&id) {
             if self.is_local(id) {
@@ -572,7 +607,7 @@ impl Mux {
                 return Ok(());
             }
             self.next_peer = u64::from(id) + 2;
-            if matches!(f, Frame::Reset { .. }) {
+            if matches!(f, FrameRef::Other(Frame::Reset { .. })) {
                 return Ok(());
             }
             let held = self.streams.values().filter(|s| s.remote).count();
@@ -595,7 +630,7 @@ impl Mux {
         }
         let s = self.streams.get_mut(&id).expect("present");
         match f {
-            Frame::Data { payload, fin, .. } => {
+            FrameRef::Data { payload, fin, .. } => {
                 if s.fin_received {
                     return Err(MuxError::DataAfterFin { stream: id });
                 }
@@ -621,13 +656,13 @@ impl Mux {
                     s.fin_received = fin;
                 }
             }
-            Frame::Credit { limit, .. } => s.peer_limit = s.peer_limit.max(limit),
-            Frame::Reset { code, .. } => {
+            FrameRef::Other(Frame::Credit { limit, .. }) => s.peer_limit = s.peer_limit.max(limit),
+            FrameRef::Other(Frame::Reset { code, .. }) => {
                 s.reset = Some(code);
                 s.queue = VecDeque::new();
                 s.recv = VecDeque::new();
             }
-            Frame::Padding => {}
+            FrameRef::Other(Frame::Data { .. }) | FrameRef::Other(Frame::Padding) => {}
         }
         Ok(())
     }

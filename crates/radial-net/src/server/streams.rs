@@ -220,7 +220,7 @@ impl Server {
         let now = self.clock.now();
         let wall = std::time::Instant::now();
         let mut ended = Vec::new();
-        let mut inner = Vec::with_capacity(2048);
+        let room = HEADER_LEN + ENVELOPE_LEN;
         for (cid, c) in &mut self.conns {
             let Some(s) = c.streams.as_mut() else {
                 continue;
@@ -229,14 +229,16 @@ impl Server {
             if g.duplex.poll_timeout().is_some_and(|t| t <= now) {
                 g.duplex.handle_timeout(now);
             }
-            while let Some(p) = g.duplex.poll_transmit(now, &mut inner) {
+            // Each datagram is made after room for its envelope, with
+            // room after it for the AEAD tag and an RCP header, and held
+            // as it is.
+            let size = room + usize::try_from(g.duplex.segment()).unwrap_or(0) + 128;
+            let mut d = Vec::with_capacity(size);
+            while let Some(p) = g.duplex.poll_transmit_after(now, &mut d, room) {
                 if let Some(o) = s.outs.get_mut(&p.0) {
                     if o.held.len() < HELD {
-                        let mut d =
-                            Vec::with_capacity(HEADER_LEN + ENVELOPE_LEN + inner.len() + 16);
-                        d.resize(HEADER_LEN + ENVELOPE_LEN, 0);
-                        d.extend_from_slice(&inner);
-                        o.held.push_back(d);
+                        o.held
+                            .push_back(std::mem::replace(&mut d, Vec::with_capacity(size)));
                     }
                 }
             }
