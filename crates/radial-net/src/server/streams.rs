@@ -24,6 +24,17 @@ use crate::stream::{Connection, ConnectionError, Shared};
 /// Datagrams a path holds back while its limits hold; more are dropped
 /// (the connection's receivers ask again).
 const HELD: usize = 256;
+/// Payload bytes a path holds back at most: fewer datagrams than [`HELD`]
+/// when its connection's segments are large, so that a peer asking for
+/// the largest ones holds no more of the server's memory than a few
+/// times what one of the default size can.
+const HELD_BYTES: usize = 1 << 20;
+
+/// Datagrams a path of a connection in segments of `segment` bytes holds
+/// back at most.
+fn held_max(segment: u64) -> usize {
+    (HELD_BYTES / usize::try_from(segment).unwrap_or(usize::MAX).max(1)).clamp(16, HELD)
+}
 
 /// A stream connection a client opened.
 pub struct StreamConn {
@@ -233,10 +244,11 @@ impl Server {
             // room after it for the AEAD tag and an RCP header, and held
             // as it is.
             let size = room + usize::try_from(g.duplex.segment()).unwrap_or(0) + 128;
+            let most = held_max(g.duplex.segment());
             let mut d = Vec::with_capacity(size);
             while let Some(p) = g.duplex.poll_transmit_after(now, &mut d, room) {
                 if let Some(o) = s.outs.get_mut(&p.0) {
-                    if o.held.len() < HELD {
+                    if o.held.len() < most {
                         o.held
                             .push_back(std::mem::replace(&mut d, Vec::with_capacity(size)));
                     }
@@ -317,5 +329,18 @@ impl Server {
             .filter_map(|c| c.streams.as_ref())
             .filter_map(|s| s.shared.lock().duplex.poll_timeout())
             .min()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_holds_back_about_a_mebibyte_of_large_segments() {
+        assert_eq!(held_max(crate::config::MSS), HELD);
+        assert_eq!(held_max(16_000), 65);
+        assert_eq!(held_max(crate::config::MAX_SEGMENT), 17);
+        assert!(held_max(crate::config::MAX_SEGMENT) * 60_000 <= HELD_BYTES);
     }
 }
