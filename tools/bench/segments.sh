@@ -14,24 +14,36 @@ sizes="1200 4000 8000 16000 32000 60000"
 cargo build --release -q -p radial-net --example fetch
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# One run of build $1 ("this" or "base") in segments of $2 bytes, appended
+# to the rows as "build segment Mbit/s CPU-s/GB", from "fetch: ... segments
+# of S bytes: M Mbit/s, C CPU-s/GB (...)".
+run() {
+    local bin=target/release/examples/fetch
+    [ "$1" = base ] && bin=$FETCH_BASE
+    "$bin" "$size_mb" 1 "$2" \
+        | sed -E "s/.*: ([0-9.]+) Mbit\/s, ([0-9.]+) CPU.*/$1 $2 \1 \2/" >> "$work/rows"
+}
 for r in $(seq "$rounds"); do
-    for s in $sizes; do
-        # "fetch: ... segments of S bytes: M Mbit/s, C CPU-s/GB (...)"
-        target/release/examples/fetch "$size_mb" 1 "$s" \
-            | sed -E "s/.*: ([0-9.]+) Mbit\/s, ([0-9.]+) CPU.*/$s \1 \2/" >> "$work/rows"
-    done
+    if [ -n "${FETCH_BASE:-}" ]; then
+        for s in 1200 16000; do
+            if [ $((r % 2)) = 1 ]; then run base "$s"; run this "$s"; else run this "$s"; run base "$s"; fi
+        done
+    else
+        for s in $sizes; do run this "$s"; done
+    fi
     echo "round $r of $rounds done" >&2
 done
 python3 - "$work/rows" <<'PY'
 import statistics, sys
 by = {}
 for line in open(sys.argv[1]):
-    s, mbps, cpu = line.split()
-    by.setdefault(int(s), []).append((float(mbps), float(cpu)))
-print("| segment (bytes) | runs | Mbit/s (median) | CPU s/GB (median) |")
-print("|---|---|---|---|")
-for s in sorted(by):
-    runs = by[s]
-    print(f"| {s} | {len(runs)} | {statistics.median(m for m, _ in runs):.0f} "
+    build, s, mbps, cpu = line.split()
+    by.setdefault((int(s), build), []).append((float(mbps), float(cpu)))
+builds = len({b for _, b in by}) > 1
+print("| segment (bytes) |" + (" build |" if builds else "") + " runs | Mbit/s (median) | CPU s/GB (median) |")
+print("|---|" + ("---|" if builds else "") + "---|---|---|")
+for (s, b) in sorted(by):
+    runs = by[(s, b)]
+    print(f"| {s} |" + (f" {b} |" if builds else "") + f" {len(runs)} | {statistics.median(m for m, _ in runs):.0f} "
           f"| {statistics.median(c for _, c in runs):.2f} |")
 PY
