@@ -287,6 +287,15 @@ impl ReassemblyBuffer {
             .filter(|&(_, &e)| offset < e)
             .map(|(&s, &e)| (s, e))
     }
+    /// The in-order bytes ready for the application, in place (two
+    /// slices, in order); [`ReassemblyBuffer::consume`] takes them.
+    pub fn ready(&self) -> (&[u8], &[u8]) {
+        self.ready.as_slices()
+    }
+    /// Takes the first `n` ready bytes (at most [`ReassemblyBuffer::ready_bytes`]).
+    pub fn consume(&mut self, n: usize) {
+        self.ready.drain(..n.min(self.ready.len()));
+    }
     /// Moves up to `buf.len()` in-order bytes to `buf`.
     pub fn read(&mut self, buf: &mut [u8]) -> usize {
         let n = buf.len().min(self.ready.len());
@@ -328,6 +337,21 @@ mod tests {
         let mut buf = [0; 16];
         assert_eq!(r.read(&mut buf), 7);
         assert_eq!(&buf[..7], b"abcdefg");
+    }
+
+    #[test]
+    fn ready_bytes_are_read_in_place() {
+        let mut r = ReassemblyBuffer::new();
+        r.insert(3, b"def");
+        r.insert(0, b"abc");
+        let (a, b) = r.ready();
+        assert_eq!([a, b].concat(), b"abcdef");
+        r.consume(4);
+        let (a, b) = r.ready();
+        assert_eq!([a, b].concat(), b"ef");
+        r.consume(10);
+        assert_eq!(r.ready_bytes(), 0);
+        assert_eq!(r.next(), 6, "what was consumed stays delivered");
     }
 
     proptest! {

@@ -118,6 +118,19 @@ impl R2cpReceiver {
         }
     }
 
+    /// The in-order bytes ready for the application, in place (two slices,
+    /// in order): what [`Endpoint::read`] would copy out.
+    /// [`R2cpReceiver::consume`] takes them.
+    pub fn ready(&self) -> (&[u8], &[u8]) {
+        self.buffer.ready()
+    }
+
+    /// Takes the first `n` ready bytes, as a read of them would.
+    pub fn consume(&mut self, n: usize) {
+        self.buffer.consume(n);
+        self.read_since_poll |= n > 0;
+    }
+
     /// Holds the pipes' requests until [`R2cpReceiver::release_requests`]:
     /// the datagrams handled meanwhile are taken as having arrived
     /// together, and the pipes ask once, after the last of them, instead of

@@ -41,9 +41,6 @@ use outbound::Outbound;
 /// that marks the uplink: pipes the server's receiver runs.
 pub const UPLINK: u16 = 0x8000;
 
-/// Bytes read from the receiver into the mux at a time.
-const READ_CHUNK: usize = 64 * 1024;
-
 /// A connection's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DuplexConfig {
@@ -139,7 +136,6 @@ pub struct Duplex {
     established: bool,
     peer_closed: bool,
     failed: Option<DuplexError>,
-    scratch: Vec<u8>,
     /// The receiver's next datagram (a request), before it is placed.
     requests: Vec<u8>,
     stats: DuplexStats,
@@ -159,7 +155,6 @@ impl Duplex {
             established: false,
             peer_closed: false,
             failed: None,
-            scratch: vec![0; READ_CHUNK],
             requests: Vec::new(),
             stats: DuplexStats::default(),
         }
@@ -295,13 +290,19 @@ impl Duplex {
             return;
         }
         loop {
+            // The receiver's ready bytes go to the mux where they lie.
             let room = self.config.recv_limit.saturating_sub(self.mux.buffered());
-            let n = self.inbound.read(&mut self.scratch[..room.min(READ_CHUNK)]);
+            let (a, b) = self.inbound.ready();
+            let a = &a[..a.len().min(room)];
+            let b = &b[..b.len().min(room - a.len())];
+            let n = a.len() + b.len();
             if n == 0 {
                 break;
             }
+            let fed = self.mux.on_bytes(a).and_then(|()| self.mux.on_bytes(b));
+            self.inbound.consume(n);
             self.stats.received += n as u64;
-            if let Err(e) = self.mux.on_bytes(&self.scratch[..n]) {
+            if let Err(e) = fed {
                 self.failed = Some(DuplexError::Mux(e));
                 return;
             }
