@@ -14,9 +14,9 @@ pub const MSS: u64 = 1200;
 /// uses 64 KB segments there, and per-segment work (one request, one AEAD
 /// operation, the engine's bookkeeping) weighs on far fewer bytes. The
 /// runtime does not discover path MTUs, so a connection takes larger
-/// segments only when told to. 16,000 bytes: the fastest of the sizes
-/// `tools/bench/segments.sh` measures (larger ones fill the sockets'
-/// buffers in fewer datagrams and lose time to it).
+/// segments only when told to. 16,000 bytes: the fastest and cheapest of
+/// the sizes `tools/bench/segments.sh` measures (docs/performance.md,
+/// "Segment size"); larger ones measured slower.
 pub const LOOPBACK_SEGMENT: u64 = 16_000;
 
 /// The largest segment a connection may ask for (a server refuses more):
