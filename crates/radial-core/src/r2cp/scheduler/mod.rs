@@ -10,7 +10,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::endpoint::PathId;
+
+mod set;
 use crate::time::{Duration, Instant};
+use set::SegmentSet;
 
 /// The most round trips of a quicker pipe the rank looks ahead over one of
 /// a slower pipe.
@@ -135,10 +138,10 @@ pub struct Scheduler {
     scheduling: Scheduling,
     /// Segments below `frontier` that must be requested (again): holes whose
     /// request was lost, unbound by a closing pipe, or skipped by ranking.
-    pending: BTreeSet<u64>,
+    pending: SegmentSet,
     /// The pending segments that were requested before (the others were
     /// skipped by ranking).
-    requested_before: BTreeSet<u64>,
+    requested_before: SegmentSet,
     /// Every segment at or above `frontier` has never been requested.
     frontier: u64,
     /// Where the segments start from: every segment begins a whole number
@@ -163,8 +166,8 @@ impl Scheduler {
         Scheduler {
             mss,
             scheduling,
-            pending: BTreeSet::new(),
-            requested_before: BTreeSet::new(),
+            pending: SegmentSet::default(),
+            requested_before: SegmentSet::default(),
             frontier: 0,
             origin: 0,
             bound: BTreeMap::new(),
@@ -308,15 +311,7 @@ impl Scheduler {
             // Past the explicit ones: no walk through them.
             return self.frontier + (k - explicit) as u64 * self.mss;
         }
-        if 2 * k < explicit {
-            *self.pending.iter().nth(k).expect("k < len")
-        } else {
-            *self
-                .pending
-                .iter()
-                .nth_back(explicit - 1 - k)
-                .expect("k < len")
-        }
+        self.pending.nth(k).expect("k < len")
     }
 
     /// §4.3.1 `send()`: pipe `path` with round trip `rtt` asks at `now` for a
