@@ -344,11 +344,6 @@ fn bind(via: SocketAddr, poll: &Poll, token: usize) -> io::Result<UdpSocket> {
     Ok(s)
 }
 
-/// The segment size of `cfg`'s connection, as its GETs carry it.
-pub(crate) fn segment_of(cfg: &GetConfig) -> Result<u16, GetError> {
-    wire_segment(cfg.segment)
-}
-
 /// `segment` as a GET or OPEN carries it, if a connection may use it.
 pub(crate) fn wire_segment(segment: u64) -> Result<u16, GetError> {
     match u16::try_from(segment) {
@@ -371,7 +366,7 @@ fn ask_all(
                 p.via,
                 p.to,
                 poll,
-                (conn, segment_of(cfg)?, &cfg.path),
+                (conn, wire_segment(cfg.segment)?, &cfg.path),
                 &cfg.trust,
                 cfg.insecure,
             )?;

@@ -233,7 +233,7 @@ impl Transfer {
                     p.via,
                     p.to,
                     &mut self.poll,
-                    (self.conn, super::segment_of(cfg)?, &cfg.path),
+                    (self.conn, super::wire_segment(cfg.segment)?, &cfg.path),
                     &cfg.trust,
                     cfg.insecure,
                 )?;
