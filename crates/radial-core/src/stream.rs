@@ -200,9 +200,11 @@ impl ReassemblyBuffer {
     /// blocks held, and records the block.
     fn store(&mut self, start: u64, data: &[u8]) {
         let end = start + data.len() as u64;
-        let span = usize::try_from(end - self.next).expect("within a window");
-        if self.ahead.len() < span {
-            self.ahead.resize(span, 0);
+        // The span reaches `start`; what lies past its end is appended as
+        // it is filled, not cleared first.
+        let at = usize::try_from(start - self.next).expect("within a window");
+        if self.ahead.len() < at {
+            self.ahead.resize(at, 0);
         }
         // The block that reaches `start` from below, if any, grows in place
         // (the usual case: the next segment of a run); the blocks that
@@ -242,10 +244,16 @@ impl ReassemblyBuffer {
             }
         }
     }
-    /// Writes a hole's bytes at `at`.
+    /// Writes a hole's bytes at `at` (at most the span's end: the holes
+    /// are filled in order), growing the span with those past its end.
     fn fill(&mut self, at: u64, bytes: &[u8]) {
         let pos = usize::try_from(at - self.next).expect("within a window");
-        write_at(&mut self.ahead, pos, bytes);
+        if self.ahead.len() < pos {
+            self.ahead.resize(pos, 0);
+        }
+        let inside = self.ahead.len().saturating_sub(pos).min(bytes.len());
+        write_at(&mut self.ahead, pos, &bytes[..inside]);
+        self.ahead.extend(&bytes[inside..]);
         self.pending_bytes += bytes.len() as u64;
     }
     /// Moves the block that starts at `next`, if any, to the ready bytes.

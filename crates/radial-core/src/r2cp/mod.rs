@@ -23,6 +23,7 @@ mod pipe;
 pub mod plan;
 #[cfg(test)]
 mod proptests;
+mod ring;
 mod rules;
 mod scheduler;
 

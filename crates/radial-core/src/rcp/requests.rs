@@ -44,17 +44,16 @@ pub(crate) trait Hole {
     fn later_arrivals(&mut self) -> Option<&mut u32>;
 }
 
-/// The request `answered` (a key in send order) was answered: every
-/// request sent before it that still counts sees one more later arrival.
-/// Returns those that reached `dupthresh`, in the order they were sent (the
-/// caller deems them lost).
-pub(crate) fn count_later_arrival<K: Ord + Copy, V: Hole>(
-    outstanding: &mut BTreeMap<K, V>,
-    answered: K,
+/// A request was answered: every request sent before it that still counts
+/// (`earlier`, in the order sent) sees one more later arrival. Returns
+/// those that reached `dupthresh`, in the order they were sent (the caller
+/// deems them lost).
+pub(crate) fn count_later_arrival<'a, K, V: Hole + 'a>(
+    earlier: impl Iterator<Item = (K, &'a mut V)>,
     dupthresh: u32,
 ) -> Vec<K> {
     let mut lost = Vec::new();
-    for (&k, hole) in outstanding.range_mut(..answered) {
+    for (k, hole) in earlier {
         if let Some(n) = hole.later_arrivals() {
             *n += 1;
             if *n >= dupthresh {
@@ -241,10 +240,13 @@ impl RequestBoard {
         } else {
             self.in_flight -= r.end - r.start;
         }
-        let newly_lost: Vec<u64> = count_later_arrival(&mut self.by_req, r.req_no, dupthresh)
-            .into_iter()
-            .map(|n| self.by_req[&n].start)
-            .collect();
+        let newly_lost: Vec<u64> = count_later_arrival(
+            self.by_req.range_mut(..r.req_no).map(|(&k, v)| (k, v)),
+            dupthresh,
+        )
+        .into_iter()
+        .map(|n| self.by_req[&n].start)
+        .collect();
         for &s in &newly_lost {
             self.mark_lost(s);
         }

@@ -21,7 +21,7 @@
 //! would. With the episode as long as RCP's, the pipe answers a burst as
 //! RCP does: one cut.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use crate::rcp::Recovery;
 use crate::time::{Duration, Instant};
@@ -85,14 +85,14 @@ impl Episode {
         self.unrepaired.remove(&start);
     }
 
-    /// Ends the episode at `now` if it is over, given what the pipe has
-    /// `outstanding` by local number.
-    pub(super) fn end_if_over<T>(&mut self, now: Instant, outstanding: &BTreeMap<u64, T>) {
+    /// Ends the episode at `now` if it is over, given the local number of
+    /// the pipe's `oldest` outstanding request.
+    pub(super) fn end_if_over(&mut self, now: Instant, oldest: Option<u64>) {
         if self.not_before.is_some_and(|t| now < t) || !self.unrepaired.is_empty() {
             return;
         }
         self.recovery
-            .end_when(|point| outstanding.range(..point).next().is_none());
+            .end_when(|point| oldest.is_none_or(|o| o >= point));
     }
 }
 
@@ -104,23 +104,22 @@ mod tests {
     fn an_episode_lasts_until_its_holes_are_filled_and_a_round_trip_passed() {
         let rtt = Duration::from_millis(600);
         let mut e = Episode::default();
-        let mut outstanding: BTreeMap<u64, ()> = BTreeMap::new();
-        outstanding.insert(12, ());
+        let outstanding = Some(12);
         // Requests 0..10 went out; 3 and 5 are lost at 1 s and 1.2 s.
         e.on_holes(10);
         e.lost(3, 3000, Instant::from_millis(1_000), rtt);
         e.lost(5, 5000, Instant::from_millis(1_200), rtt);
         // A loss of a request from after the point does not hold it open.
         e.lost(11, 11_000, Instant::from_millis(1_300), rtt);
-        e.end_if_over(Instant::from_millis(1_400), &outstanding);
+        e.end_if_over(Instant::from_millis(1_400), outstanding);
         assert!(e.active());
         // Both holes filled by another pipe at 1.5 s: still within a round
         // trip of the second loss.
         e.repaired(3000);
         e.repaired(5000);
-        e.end_if_over(Instant::from_millis(1_500), &outstanding);
+        e.end_if_over(Instant::from_millis(1_500), outstanding);
         assert!(e.active() && !e.window_grows());
-        e.end_if_over(Instant::from_millis(1_800), &outstanding);
+        e.end_if_over(Instant::from_millis(1_800), outstanding);
         assert!(!e.active() && e.window_grows());
     }
 
@@ -128,17 +127,17 @@ mod tests {
     fn an_unfilled_hole_or_an_outstanding_request_holds_the_episode() {
         let rtt = Duration::from_millis(100);
         let mut e = Episode::default();
-        let mut outstanding: BTreeMap<u64, ()> = BTreeMap::new();
+        let mut outstanding = None;
         e.on_holes(10);
         e.lost(2, 2000, Instant::from_millis(0), rtt);
-        e.end_if_over(Instant::from_millis(500), &outstanding);
+        e.end_if_over(Instant::from_millis(500), outstanding);
         assert!(e.active(), "segment 2000 not repaired");
         e.repaired(2000);
-        outstanding.insert(7, ());
-        e.end_if_over(Instant::from_millis(500), &outstanding);
+        outstanding = Some(7);
+        e.end_if_over(Instant::from_millis(500), outstanding);
         assert!(e.active(), "request 7 from before the cut still out");
-        outstanding.clear();
-        e.end_if_over(Instant::from_millis(500), &outstanding);
+        outstanding = None;
+        e.end_if_over(Instant::from_millis(500), outstanding);
         assert!(!e.active());
     }
 }

@@ -260,7 +260,7 @@ impl Pipe {
 
     /// One past the last global byte the pipe has outstanding.
     pub fn requested_end(&self) -> Option<u64> {
-        self.requests.by_local().values().map(|r| r.end).max()
+        self.requests.by_local().map(|(_, r)| r.end).max()
     }
 
     /// Whether the pipe's count of what it has in flight adds up.
@@ -508,9 +508,10 @@ impl Pipe {
             block.id,
         );
         h.push_block(block);
-        for b in self.requests.pulled(block) {
+        for b in self.requests.recent_pulls() {
             h.push_block(b);
         }
+        self.requests.pulled(block);
         self.out.push_back(h);
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.timer());
@@ -573,7 +574,7 @@ impl Pipe {
         // The episode lasts until nothing requested before it began is
         // still outstanding, and as long as RCP's would on this path (see
         // `episode`): every hole of that window belongs to the one cut.
-        self.recovery.end_if_over(now, self.requests.by_local());
+        self.recovery.end_if_over(now, self.requests.oldest_local());
         // §3.3.3: growth per arrival that advances the pipe in order.
         let in_order = !self.requests.any_before(local);
         if in_order && self.recovery.window_grows() && self.cap.may_grow(self.cc.window()) {

@@ -3,9 +3,10 @@
 //! the oldest request is the first; each request carries one segment in
 //! pull mode, and its pull id is its local number plus one.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use super::rate::Snapshot;
+use crate::r2cp::ring::Ring;
 use crate::rcp::{count_later_arrival, Hole};
 use crate::time::{Duration, Instant};
 use crate::wire::rcp::{PullBlock, RECENT_PULLS};
@@ -40,7 +41,7 @@ impl Hole for LocalRequest {
 /// The outstanding requests and the pulls recently sent.
 #[derive(Debug, Default)]
 pub(super) struct Requests {
-    outstanding: BTreeMap<u64, LocalRequest>,
+    outstanding: Ring<LocalRequest>,
     in_flight: u64,
     next_local: u64,
     /// The latest pulls, newest first: each request repeats them (§3.3.1),
@@ -70,7 +71,7 @@ impl Requests {
 
     /// The oldest outstanding request.
     pub(super) fn oldest(&self) -> Option<&LocalRequest> {
-        self.outstanding.values().next()
+        self.outstanding.first().map(|(_, r)| r)
     }
 
     /// When the oldest outstanding request left.
@@ -81,49 +82,56 @@ impl Requests {
     /// Outstanding requests sent before `asked` (strictly).
     pub(super) fn sent_before(&self, asked: Instant) -> u64 {
         self.outstanding
-            .values()
-            .take_while(|r| r.sent_at < asked)
+            .iter()
+            .take_while(|(_, r)| r.sent_at < asked)
             .count() as u64
     }
 
     /// Outstanding requests sent no later than `asked`.
     pub(super) fn sent_by(&self, asked: Instant) -> u64 {
         self.outstanding
-            .values()
-            .take_while(|r| r.sent_at <= asked)
+            .iter()
+            .take_while(|(_, r)| r.sent_at <= asked)
             .count() as u64
     }
 
     /// True when a request numbered below `local` is outstanding.
     pub(super) fn any_before(&self, local: u64) -> bool {
-        self.outstanding.range(..local).next().is_some()
+        self.outstanding.first().is_some_and(|(l, _)| l < local)
     }
 
     /// True when request `local` is outstanding and asks for the segment
     /// at `start`.
     pub(super) fn asks(&self, local: u64, start: u64) -> bool {
         self.outstanding
-            .get(&local)
+            .get(local)
             .is_some_and(|r| r.start == start)
     }
 
     /// True when request `local` is outstanding.
     pub(super) fn holds(&self, local: u64) -> bool {
-        self.outstanding.contains_key(&local)
+        self.outstanding.get(local).is_some()
     }
 
     /// Whether what is in flight is the sum of what is outstanding.
     pub(super) fn consistent(&self) -> bool {
-        self.outstanding
-            .values()
-            .map(LocalRequest::len)
-            .sum::<u64>()
-            == self.in_flight
+        self.outstanding.iter().map(|(_, r)| r.len()).sum::<u64>() == self.in_flight
     }
 
-    /// The requests by local number (for the recovery episode).
-    pub(super) fn by_local(&self) -> &BTreeMap<u64, LocalRequest> {
-        &self.outstanding
+    /// The outstanding requests by local number, oldest first.
+    pub(super) fn by_local(&self) -> impl Iterator<Item = (u64, &LocalRequest)> {
+        self.outstanding.iter()
+    }
+
+    /// The outstanding request `local`.
+    #[cfg(test)]
+    pub(super) fn get(&self, local: u64) -> Option<&LocalRequest> {
+        self.outstanding.get(local)
+    }
+
+    /// The local number of the oldest outstanding request.
+    pub(super) fn oldest_local(&self) -> Option<u64> {
+        self.outstanding.first().map(|(l, _)| l)
     }
 
     /// A request for `[start, end)` leaves at `now`: its local number, and
@@ -145,18 +153,20 @@ impl Requests {
         local
     }
 
-    /// Remembers `block` as the newest pull sent; the recent pulls a
-    /// request repeats, newest first, before it.
-    pub(super) fn pulled(&mut self, block: PullBlock) -> Vec<PullBlock> {
-        let before: Vec<PullBlock> = self.recent_pulls.iter().copied().collect();
+    /// The recent pulls a request repeats (§3.3.1), newest first.
+    pub(super) fn recent_pulls(&self) -> impl Iterator<Item = PullBlock> + '_ {
+        self.recent_pulls.iter().copied()
+    }
+
+    /// Remembers `block` as the newest pull sent.
+    pub(super) fn pulled(&mut self, block: PullBlock) {
         self.recent_pulls.push_front(block);
         self.recent_pulls.truncate(RECENT_PULLS);
-        before
     }
 
     /// Request `local` is answered or lost: it leaves the table.
     pub(super) fn remove(&mut self, local: u64) -> Option<LocalRequest> {
-        let r = self.outstanding.remove(&local)?;
+        let r = self.outstanding.remove(local)?;
         self.in_flight -= r.len();
         Some(r)
     }
@@ -173,8 +183,7 @@ impl Requests {
     /// among those given up on while younger than `horizon`.
     pub(super) fn take_all(&mut self, horizon: Duration) -> Vec<(u64, LocalRequest)> {
         self.in_flight = 0;
-        let all: Vec<(u64, LocalRequest)> =
-            std::mem::take(&mut self.outstanding).into_iter().collect();
+        let all = self.outstanding.take_all();
         for (local, r) in &all {
             self.note_given_up(*local, r, horizon);
         }
@@ -224,6 +233,6 @@ impl Requests {
     /// Request `local` was answered: each earlier one counts a later
     /// arrival; those at `dupthresh` are lost (RCP §3.3.5 per pipe).
     pub(super) fn later_arrival(&mut self, local: u64, dupthresh: u32) -> Vec<u64> {
-        count_later_arrival(&mut self.outstanding, local, dupthresh)
+        count_later_arrival(self.outstanding.below_mut(local), dupthresh)
     }
 }

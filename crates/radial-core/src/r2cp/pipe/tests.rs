@@ -27,7 +27,7 @@ impl Pipe {
     fn answer(&mut self, now: Instant, id: u32) -> PipeReport {
         let start = u64::from(id)
             .checked_sub(1)
-            .and_then(|l| self.requests.by_local().get(&l))
+            .and_then(|l| self.requests.get(l))
             .map_or(u64::MAX, |r| r.start);
         self.on_data(now, id, start)
     }
@@ -56,7 +56,7 @@ impl Pipe {
 
     /// The local numbers of the outstanding requests, oldest first.
     fn locals(&self) -> Vec<u64> {
-        self.requests.by_local().keys().copied().collect()
+        self.requests.by_local().map(|(l, _)| l).collect()
     }
 }
 
@@ -502,8 +502,9 @@ mod cap {
     fn path(p: &mut Pipe, mut next: u64, t: u64, ms_total: u64) -> (u64, u64) {
         for now in t..t + ms_total {
             for _ in 0..10 {
-                match p.requests.by_local().first_key_value() {
-                    Some((&oldest, r)) if r.sent_at + Duration::from_millis(10) <= ms(now) => {
+                let oldest = p.requests.by_local().next().map(|(l, r)| (l, r.sent_at));
+                match oldest {
+                    Some((oldest, sent)) if sent + Duration::from_millis(10) <= ms(now) => {
                         p.answer(ms(now), (oldest + 1) as u32);
                     }
                     _ => break,

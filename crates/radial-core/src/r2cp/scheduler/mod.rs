@@ -7,13 +7,15 @@
 //! Global offsets are stream bytes; segments sit on a fixed grid of `mss`
 //! bytes, so every replica cuts the stream the same way.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::endpoint::PathId;
 
+mod bindings;
 mod set;
 use crate::time::{Duration, Instant};
-use set::SegmentSet;
+use bindings::Bindings;
+use set::{SegmentSet, SortedSet};
 
 /// The most round trips of a quicker pipe the rank looks ahead over one of
 /// a slower pipe.
@@ -99,36 +101,29 @@ pub struct Limits {
 /// at `ours` (§4.3.1's rank, over `generations` round trips `r` of that
 /// pipe): a request sent at `t`, at or after `from`, triggers one request
 /// per round trip, so it counts once for every `m` in `1..=generations`
-/// with `t < ours - (m + 1)·r`. One walk over the requests old enough to
-/// count at all, from the oldest, the generations they count for falling
-/// as they get younger.
+/// with `t < ours - (m + 1)·r`. One count of the requests sent in
+/// `[from, ours - (m + 1)·r)` per generation, each two binary searches of
+/// the requests in the order sent, from the widest window down until one
+/// is empty (the windows shrink as `m` grows).
 fn clocked(
-    sent: &BTreeSet<(Instant, u64)>,
+    sent: &SortedSet<(Instant, u64)>,
     from: Instant,
     ours: Instant,
     r: Duration,
     generations: u64,
 ) -> usize {
-    // `before(m)`: requests sent before it count in generation `m`.
-    let before = |m: u64| {
-        ours.as_nanos()
-            .checked_sub(r.saturating_mul(m + 1).as_nanos())
-            .map(Instant::from_nanos)
-    };
-    let Some(widest) = before(1).filter(|b| *b > from) else {
-        return 0;
-    };
-    // The generations a request sent now would count in: every `m` up to
-    // `g` for which `before(m)` exists and lies past it.
-    let mut g = generations;
-    let mut total = 0;
-    for &(t, _) in sent.range((from, 0)..(widest, 0)) {
-        while g > 0 && before(g).is_none_or(|b| t >= b) {
-            g -= 1;
-        }
-        total += g as usize;
-    }
-    total
+    let older = sent.count_below(&(from, 0));
+    (1..=generations)
+        .map_while(|m| {
+            let before = ours
+                .as_nanos()
+                .checked_sub(r.saturating_mul(m + 1).as_nanos())?;
+            let n = sent
+                .count_below(&(Instant::from_nanos(before), 0))
+                .saturating_sub(older);
+            (n > 0).then_some(n)
+        })
+        .sum()
 }
 
 /// `pending`, `binding` and `rank`.
@@ -148,10 +143,10 @@ pub struct Scheduler {
     /// of segments past it.
     origin: u64,
     /// Outstanding requests by segment start.
-    bound: BTreeMap<u64, Binding>,
+    bound: Bindings,
     /// The same requests by path, in the order they were sent: the rank
     /// counts another path's overdue requests without walking the others.
-    sent_by_path: BTreeMap<PathId, BTreeSet<(Instant, u64)>>,
+    sent_by_path: BTreeMap<PathId, SortedSet<(Instant, u64)>>,
     /// Segments requested more than once.
     re_requests: u64,
     /// Redundant requests made by pipes probing a blackout.
@@ -170,7 +165,7 @@ impl Scheduler {
             requested_before: SegmentSet::default(),
             frontier: 0,
             origin: 0,
-            bound: BTreeMap::new(),
+            bound: Bindings::new(mss, 0),
             sent_by_path: BTreeMap::new(),
             re_requests: 0,
             redundant: 0,
@@ -184,6 +179,7 @@ impl Scheduler {
         Scheduler {
             frontier: offset,
             origin: offset,
+            bound: Bindings::new(mss, offset),
             ..Scheduler::new(mss, scheduling)
         }
     }
@@ -227,12 +223,12 @@ impl Scheduler {
 
     /// The binding of the request for the segment at `start`.
     pub fn binding(&self, start: u64) -> Option<&Binding> {
-        self.bound.get(&start)
+        self.bound.get(start)
     }
 
     /// Every outstanding request, by segment start.
     pub fn bindings(&self) -> impl Iterator<Item = (u64, &Binding)> {
-        self.bound.iter().map(|(&s, b)| (s, b))
+        self.bound.iter()
     }
 
     /// True when the segment at `start` waits for a pipe: below the
@@ -254,7 +250,7 @@ impl Scheduler {
 
     /// Forgets the request for `start`.
     fn release(&mut self, start: u64) -> Option<Binding> {
-        let b = self.bound.remove(&start)?;
+        let b = self.bound.remove(start)?;
         self.forget_sent(start, &b);
         Some(b)
     }
@@ -294,7 +290,7 @@ impl Scheduler {
     /// request is outstanding, or was lost and waits to be made again
     /// (flow control by reservation, §3.3.4).
     pub fn is_reserved(&self, start: u64) -> bool {
-        self.bound.contains_key(&start) || self.requested_before.contains(&start)
+        self.bound.contains(start) || self.requested_before.contains(&start)
     }
 
     /// Segments holding room in the receive buffer without being in it:
@@ -467,7 +463,7 @@ impl Scheduler {
     pub fn send_redundant(&mut self, limits: Limits) -> Pick {
         let candidates = [
             self.pending.first().copied(),
-            self.bound.keys().next().copied(),
+            self.bound.first(),
             Some(self.frontier),
         ];
         let start = candidates.into_iter().flatten().min().expect("frontier");
@@ -497,7 +493,7 @@ impl Scheduler {
         local: u64,
         limits: Limits,
     ) -> Option<u64> {
-        if !self.bound.contains_key(&start) || !self.fits(start, limits) {
+        if !self.bound.contains(start) || !self.fits(start, limits) {
             return None;
         }
         self.bind(
@@ -546,7 +542,7 @@ impl Scheduler {
     /// segment is unbound and pending again, unless it is bound elsewhere by
     /// now or already arrived (`held`).
     pub fn loss(&mut self, start: u64, path: PathId, held: bool) {
-        if self.bound.get(&start).is_some_and(|b| b.path == path) {
+        if self.bound.get(start).is_some_and(|b| b.path == path) {
             self.unbind(start, held);
         }
     }
@@ -558,7 +554,7 @@ impl Scheduler {
             .bound
             .iter()
             .filter(|(_, b)| b.path == path)
-            .map(|(&s, _)| s)
+            .map(|(s, _)| s)
             .collect();
         for s in gone {
             self.unbind(s, held(s));

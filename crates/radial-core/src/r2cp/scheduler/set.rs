@@ -1,31 +1,48 @@
-//! A set of segment starts kept as a sorted deque: the scheduler asks for
-//! its k-th element on every request (§4.3.1's rank), which an ordered tree
-//! can only walk to, while new elements nearly always come in at the top
-//! (the segments ranking skips past the frontier) and leave from anywhere
-//! near the bottom. Membership is a binary search; the k-th element, an
-//! index.
+//! An ordered set kept as a sorted deque, for the scheduler's sets whose
+//! elements nearly always come in at the top and leave from near the
+//! bottom: the pending segments (new ones are the segments ranking skips
+//! past the frontier; §4.3.1's rank asks for the k-th on every request,
+//! which an ordered tree can only walk to) and each pipe's requests in the
+//! order sent (the rank counts those sent before a time). Membership and
+//! counts below a bound are binary searches; the k-th element, an index.
 
 use std::collections::VecDeque;
 
-/// Segment starts, ascending, each once.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct SegmentSet {
-    items: VecDeque<u64>,
+/// Elements, ascending, each once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct SortedSet<T> {
+    items: VecDeque<T>,
 }
 
-impl SegmentSet {
+impl<T> Default for SortedSet<T> {
+    fn default() -> Self {
+        SortedSet {
+            items: VecDeque::new(),
+        }
+    }
+}
+
+/// Segment starts.
+pub(super) type SegmentSet = SortedSet<u64>;
+
+impl<T: Ord + Copy> SortedSet<T> {
     /// How many.
     pub fn len(&self) -> usize {
         self.items.len()
     }
 
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
     /// Whether `s` is in the set.
-    pub fn contains(&self, s: &u64) -> bool {
+    pub fn contains(&self, s: &T) -> bool {
         self.items.binary_search(s).is_ok()
     }
 
     /// Adds `s`; false if it was there.
-    pub fn insert(&mut self, s: u64) -> bool {
+    pub fn insert(&mut self, s: T) -> bool {
         if self.items.back().is_none_or(|&last| last < s) {
             self.items.push_back(s);
             return true;
@@ -40,7 +57,7 @@ impl SegmentSet {
     }
 
     /// Removes `s`; false if it was not there.
-    pub fn remove(&mut self, s: &u64) -> bool {
+    pub fn remove(&mut self, s: &T) -> bool {
         match self.items.binary_search(s) {
             Ok(i) => {
                 self.items.remove(i);
@@ -51,13 +68,18 @@ impl SegmentSet {
     }
 
     /// The lowest.
-    pub fn first(&self) -> Option<&u64> {
+    pub fn first(&self) -> Option<&T> {
         self.items.front()
     }
 
     /// The `k`-th lowest, from 0.
-    pub fn nth(&self, k: usize) -> Option<u64> {
+    pub fn nth(&self, k: usize) -> Option<T> {
         self.items.get(k).copied()
+    }
+
+    /// How many are below `bound`.
+    pub fn count_below(&self, bound: &T) -> usize {
+        self.items.partition_point(|x| x < bound)
     }
 }
 
@@ -87,7 +109,9 @@ mod tests {
                 prop_assert_eq!(s.nth(model.len()), None);
                 for y in 0..64 {
                     prop_assert_eq!(s.contains(&y), model.contains(&y));
+                    prop_assert_eq!(s.count_below(&y), model.range(..y).count());
                 }
+                prop_assert_eq!(s.is_empty(), model.is_empty());
             }
         }
     }
