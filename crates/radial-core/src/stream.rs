@@ -108,20 +108,22 @@ impl SendBuffer {
 /// Received bytes: in-order bytes waiting for the application, and
 /// out-of-order bytes waiting for the holes before them.
 ///
-/// The out-of-order bytes sit in one buffer that spans from the next
+/// Both sit in one buffer: the in-order bytes, then a span from the next
 /// in-order byte to the furthest byte received, holes included (zeros
-/// until they are filled), beside the list of blocks received: a segment
-/// costs a copy and an interval update, not an allocation and a map node
-/// of its own. What a receiver holds out of order is bounded by its window,
-/// so the span is as well.
+/// until they are filled), beside the list of blocks received. A segment
+/// costs one copy and an interval update, not an allocation and a map node
+/// of its own, and a block the stream reaches becomes in-order where it
+/// lies. What a receiver holds out of order is bounded by its window, so
+/// the span is as well.
 #[derive(Clone, Debug, Default)]
 pub struct ReassemblyBuffer {
     /// Offset one past the last in-order byte received.
     next: u64,
-    ready: VecDeque<u8>,
-    /// Bytes from `next` to the end of the last block: what arrived out of
+    /// The first `ready` bytes are in order, for the application; the rest
+    /// run from `next` to the end of the last block: what arrived out of
     /// order, and zeros in the holes.
-    ahead: VecDeque<u8>,
+    bytes: VecDeque<u8>,
+    ready: usize,
     /// Out-of-order blocks, start to end: disjoint, not adjacent, all
     /// starting past `next`.
     blocks: BTreeMap<u64, u64>,
@@ -166,7 +168,7 @@ impl ReassemblyBuffer {
     }
     /// Bytes ready for the application.
     pub fn ready_bytes(&self) -> usize {
-        self.ready.len()
+        self.ready
     }
     /// Stores bytes at `offset`. Returns the number of new bytes (not held
     /// before); duplicates and overlaps are trimmed, so every byte is kept once.
@@ -184,8 +186,8 @@ impl ReassemblyBuffer {
             let first = self.blocks.keys().next().copied().unwrap_or(u64::MAX);
             let stop = end.min(first);
             let n = (stop - start) as usize;
-            self.ready.extend(&data[..n]);
-            self.ahead.drain(..n.min(self.ahead.len()));
+            self.put(self.ready, &data[..n]);
+            self.ready += n;
             self.next = stop;
             start = stop;
             data = &data[n..];
@@ -200,12 +202,6 @@ impl ReassemblyBuffer {
     /// blocks held, and records the block.
     fn store(&mut self, start: u64, data: &[u8]) {
         let end = start + data.len() as u64;
-        // The span reaches `start`; what lies past its end is appended as
-        // it is filled, not cleared first.
-        let at = usize::try_from(start - self.next).expect("within a window");
-        if self.ahead.len() < at {
-            self.ahead.resize(at, 0);
-        }
         // The block that reaches `start` from below, if any, grows in place
         // (the usual case: the next segment of a run); the blocks that
         // start inside [start, end] merge into it; the holes between them
@@ -244,38 +240,38 @@ impl ReassemblyBuffer {
             }
         }
     }
-    /// Writes a hole's bytes at `at` (at most the span's end: the holes
-    /// are filled in order), growing the span with those past its end.
+    /// Writes a hole's bytes at `at`.
     fn fill(&mut self, at: u64, bytes: &[u8]) {
         let pos = usize::try_from(at - self.next).expect("within a window");
-        if self.ahead.len() < pos {
-            self.ahead.resize(pos, 0);
-        }
-        let inside = self.ahead.len().saturating_sub(pos).min(bytes.len());
-        write_at(&mut self.ahead, pos, &bytes[..inside]);
-        self.ahead.extend(&bytes[inside..]);
+        self.put(self.ready + pos, bytes);
         self.pending_bytes += bytes.len() as u64;
+    }
+    /// Writes `src` at position `pos` of the buffer, growing it (with zeros
+    /// up to `pos`, then with `src`'s bytes past its end: they are appended
+    /// as written, not cleared first).
+    fn put(&mut self, pos: usize, src: &[u8]) {
+        if self.bytes.len() < pos {
+            self.bytes.resize(pos, 0);
+        }
+        let inside = (self.bytes.len() - pos).min(src.len());
+        write_at(&mut self.bytes, pos, &src[..inside]);
+        self.bytes.extend(&src[inside..]);
     }
     /// Moves the block that starts at `next`, if any, to the ready bytes.
     fn drain_blocks(&mut self) {
         let Some(entry) = self.blocks.first_entry() else {
-            self.ahead.clear();
+            self.bytes.truncate(self.ready);
             return;
         };
         if *entry.key() > self.next {
             return;
         }
         let (s, e) = entry.remove_entry();
-        let n = usize::try_from(e - s).expect("within a window");
-        let (a, b) = self.ahead.as_slices();
-        let from_a = n.min(a.len());
-        self.ready.extend(&a[..from_a]);
-        self.ready.extend(&b[..n - from_a]);
-        self.ahead.drain(..n);
+        self.ready += usize::try_from(e - s).expect("within a window");
         self.pending_bytes -= e - s;
         self.next = e;
         if self.blocks.is_empty() {
-            self.ahead.clear();
+            self.bytes.truncate(self.ready);
         }
     }
     /// Out-of-order blocks `[start, end)` in offset order, adjacent segments
@@ -298,20 +294,24 @@ impl ReassemblyBuffer {
     /// The in-order bytes ready for the application, in place (two
     /// slices, in order); [`ReassemblyBuffer::consume`] takes them.
     pub fn ready(&self) -> (&[u8], &[u8]) {
-        self.ready.as_slices()
+        let (a, b) = self.bytes.as_slices();
+        let from_a = self.ready.min(a.len());
+        (&a[..from_a], &b[..self.ready - from_a])
     }
     /// Takes the first `n` ready bytes (at most [`ReassemblyBuffer::ready_bytes`]).
     pub fn consume(&mut self, n: usize) {
-        self.ready.drain(..n.min(self.ready.len()));
+        let n = n.min(self.ready);
+        self.bytes.drain(..n);
+        self.ready -= n;
     }
     /// Moves up to `buf.len()` in-order bytes to `buf`.
     pub fn read(&mut self, buf: &mut [u8]) -> usize {
-        let n = buf.len().min(self.ready.len());
-        let (a, b) = self.ready.as_slices();
+        let n = buf.len().min(self.ready);
+        let (a, b) = self.bytes.as_slices();
         let from_a = n.min(a.len());
         buf[..from_a].copy_from_slice(&a[..from_a]);
         buf[from_a..n].copy_from_slice(&b[..n - from_a]);
-        self.ready.drain(..n);
+        self.consume(n);
         n
     }
 }
