@@ -399,14 +399,7 @@ impl Message {
                 buf.extend_from_slice(&path.to_be_bytes());
                 buf.extend_from_slice(echo);
             }
-            Message::Echo { path, nonces, .. } => {
-                buf.extend_from_slice(&path.to_be_bytes());
-                let n = nonces.len().min(MAX_ECHO);
-                buf.push(n as u8);
-                for x in &nonces[..n] {
-                    buf.extend_from_slice(&x.to_be_bytes());
-                }
-            }
+            Message::Echo { path, nonces, .. } => echo_body(*path, nonces, buf),
             Message::Error { code, message, .. } => {
                 buf.push(*code as u8);
                 put_text(buf, message, MAX_MESSAGE);
@@ -429,9 +422,44 @@ impl Message {
     }
 }
 
+/// Appends an ECHO of `nonces` (at most [`MAX_ECHO`] of them) on `path` of
+/// connection `conn` to `buf`: what [`Message::Echo`] emits, without the
+/// message's own copy of the nonces.
+pub fn emit_echo(conn: u16, path: u16, nonces: &[u32], buf: &mut Vec<u8>) {
+    buf.extend_from_slice(&[VERSION << 4 | SESSION_TYPE, ECHO]);
+    buf.extend_from_slice(&conn.to_be_bytes());
+    echo_body(path, nonces, buf);
+}
+
+fn echo_body(path: u16, nonces: &[u32], buf: &mut Vec<u8>) {
+    buf.extend_from_slice(&path.to_be_bytes());
+    let n = nonces.len().min(MAX_ECHO);
+    buf.push(n as u8);
+    for x in &nonces[..n] {
+        buf.extend_from_slice(&x.to_be_bytes());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_echo_emitted_from_a_slice_is_the_message() {
+        let nonces: Vec<u32> = (0..300).map(|i| i * 7919).collect();
+        for n in [0, 1, 5, MAX_ECHO, 300] {
+            let mut a = Vec::new();
+            Message::Echo {
+                conn: 9,
+                path: 2,
+                nonces: nonces[..n].to_vec(),
+            }
+            .emit(&mut a);
+            let mut b = vec![0xAA];
+            emit_echo(9, 2, &nonces[..n], &mut b);
+            assert_eq!(&b[1..], &a[..], "{n} nonces");
+        }
+    }
 
     fn round_trip(m: Message) {
         let mut b = Vec::new();

@@ -52,6 +52,10 @@ pub struct PathSock {
     echo_since: std::time::Instant,
     /// Scratch space for sealing.
     buf: Vec<u8>,
+    /// The bundle of requests being put together for the path.
+    bundle: Vec<u8>,
+    /// Scratch space for a message to bundle.
+    scratch: Vec<u8>,
 }
 
 /// What a datagram that arrived on a path is to the download.
@@ -88,6 +92,8 @@ impl PathSock {
             echo: Vec::new(),
             echo_since: std::time::Instant::now(),
             buf: Vec::with_capacity(2048),
+            bundle: Vec::with_capacity(crate::bundle::MAX_BUNDLE),
+            scratch: Vec::with_capacity(64),
         }
     }
 
@@ -187,21 +193,41 @@ impl PathSock {
     /// to start with this path's requests, as far as they fit: the
     /// receipts ride with the requests instead of in a datagram of their
     /// own. Those that do not fit wait for [`PathSock::echo`].
-    pub fn echo_into(&mut self, conn: u16, i: usize, bundle: &mut Vec<u8>) {
-        let mut d = Vec::with_capacity(64);
+    fn echo_into(&mut self, conn: u16, i: usize, bundle: &mut Vec<u8>) {
         while !self.echo.is_empty() {
             let n = self.echo.len().min(crate::session::MAX_ECHO);
-            d.clear();
-            Message::Echo {
-                conn,
-                path: Self::id(i),
-                nonces: self.echo[..n].to_vec(),
-            }
-            .emit(&mut d);
-            if !crate::bundle::push(bundle, &d) {
+            self.scratch.clear();
+            crate::session::emit_echo(conn, Self::id(i), &self.echo[..n], &mut self.scratch);
+            if !crate::bundle::push(bundle, &self.scratch) {
                 return;
             }
             self.echo.drain(..n);
+        }
+    }
+
+    /// Adds datagram `d` of the path's pipe to the bundle being put
+    /// together (started with the receipts waiting to be echoed), sending
+    /// the bundle first if `d` does not fit.
+    pub fn bundle(&mut self, conn: u16, i: usize, d: &[u8]) {
+        let mut b = std::mem::take(&mut self.bundle);
+        if b.is_empty() {
+            self.echo_into(conn, i, &mut b);
+        }
+        if !crate::bundle::push(&mut b, d) {
+            self.send(i, &b);
+            b.clear();
+            crate::bundle::push(&mut b, d);
+        }
+        self.bundle = b;
+    }
+
+    /// Sends the bundle put together, if any.
+    pub fn send_bundle(&mut self, i: usize) {
+        if !self.bundle.is_empty() {
+            let b = std::mem::take(&mut self.bundle);
+            self.send(i, &b);
+            self.bundle = b;
+            self.bundle.clear();
         }
     }
 
@@ -409,25 +435,14 @@ pub fn close_path(paths: &mut [PathSock], i: usize, poll: &Poll) -> bool {
 pub fn flush(rx: &mut R2cpReceiver, paths: &mut [PathSock], clock: &Clock, conn: u16) {
     let mut d = Vec::with_capacity(128);
     let now = clock.now();
-    let mut bundles: Vec<Vec<u8>> = vec![Vec::new(); paths.len()];
     while let Some(p) = rx.poll_transmit(now, &mut d) {
         let i = usize::from(p.0);
-        let Some(path) = paths.get_mut(i) else {
-            continue;
-        };
-        if bundles[i].is_empty() {
-            path.echo_into(conn, i, &mut bundles[i]);
-        }
-        if !crate::bundle::push(&mut bundles[i], &d) {
-            path.send(i, &bundles[i]);
-            bundles[i].clear();
-            crate::bundle::push(&mut bundles[i], &d);
+        if let Some(path) = paths.get_mut(i) {
+            path.bundle(conn, i, &d);
         }
     }
-    for (i, b) in bundles.iter().enumerate() {
-        if !b.is_empty() {
-            paths[i].send(i, b);
-        }
-        paths[i].echo(conn, i);
+    for (i, p) in paths.iter_mut().enumerate() {
+        p.send_bundle(i);
+        p.echo(conn, i);
     }
 }

@@ -95,6 +95,7 @@ impl Shell {
         }
         let ports = tun::TunPorts {
             pairs: hosts.into_iter().zip(servers).collect(),
+            scratch: Vec::new(),
         };
         let emulator = Emulator::spawn(ports, models, seed, Vec::new());
         let mut shell = Shell {

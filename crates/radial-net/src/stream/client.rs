@@ -213,7 +213,6 @@ impl Driver {
     /// to echo, data as it is.
     fn transmit(&mut self, duplex: &mut Duplex, now: radial_core::Instant) {
         let mut d = Vec::with_capacity(2048);
-        let mut bundles: Vec<Vec<u8>> = vec![Vec::new(); self.paths.len()];
         while let Some(p) = duplex.poll_transmit(now, &mut d) {
             let i = usize::from(p.0);
             let Some(path) = self.paths.get_mut(i) else {
@@ -221,21 +220,12 @@ impl Driver {
             };
             if d.len() > SMALL {
                 path.send(i, &d);
-                continue;
-            }
-            if bundles[i].is_empty() {
-                path.echo_into(self.conn, i, &mut bundles[i]);
-            }
-            if !crate::bundle::push(&mut bundles[i], &d) {
-                path.send(i, &bundles[i]);
-                bundles[i].clear();
-                crate::bundle::push(&mut bundles[i], &d);
+            } else {
+                path.bundle(self.conn, i, &d);
             }
         }
-        for (i, b) in bundles.iter().enumerate() {
-            if !b.is_empty() {
-                self.paths[i].send(i, b);
-            }
+        for (i, p) in self.paths.iter_mut().enumerate() {
+            p.send_bundle(i);
         }
     }
 
