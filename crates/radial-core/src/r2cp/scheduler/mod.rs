@@ -102,9 +102,9 @@ pub struct Limits {
 /// pipe): a request sent at `t`, at or after `from`, triggers one request
 /// per round trip, so it counts once for every `m` in `1..=generations`
 /// with `t < ours - (m + 1)·r`. One count of the requests sent in
-/// `[from, ours - (m + 1)·r)` per generation, each two binary searches of
-/// the requests in the order sent, from the widest window down until one
-/// is empty (the windows shrink as `m` grows).
+/// `[from, ours - (m + 1)·r)` per generation, each a binary search of the
+/// requests in the order sent, from the widest window down until one is
+/// empty (the windows shrink as `m` grows).
 fn clocked(
     sent: &SortedSet<(Instant, u64)>,
     from: Instant,
@@ -113,14 +113,16 @@ fn clocked(
     generations: u64,
 ) -> usize {
     let older = sent.count_below(&(from, 0));
+    // Each window lies inside the one before: its search needs only look
+    // below where that one ended.
+    let mut end = sent.len();
     (1..=generations)
         .map_while(|m| {
             let before = ours
                 .as_nanos()
                 .checked_sub(r.saturating_mul(m + 1).as_nanos())?;
-            let n = sent
-                .count_below(&(Instant::from_nanos(before), 0))
-                .saturating_sub(older);
+            end = sent.count_below_within(&(Instant::from_nanos(before), 0), end);
+            let n = end.saturating_sub(older);
             (n > 0).then_some(n)
         })
         .sum()

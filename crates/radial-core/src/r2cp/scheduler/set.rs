@@ -58,6 +58,12 @@ impl<T: Ord + Copy> SortedSet<T> {
 
     /// Removes `s`; false if it was not there.
     pub fn remove(&mut self, s: &T) -> bool {
+        // The usual case: the oldest request answered, the lowest segment
+        // taken.
+        if self.items.front() == Some(s) {
+            self.items.pop_front();
+            return true;
+        }
         match self.items.binary_search(s) {
             Ok(i) => {
                 self.items.remove(i);
@@ -80,6 +86,20 @@ impl<T: Ord + Copy> SortedSet<T> {
     /// How many are below `bound`.
     pub fn count_below(&self, bound: &T) -> usize {
         self.items.partition_point(|x| x < bound)
+    }
+
+    /// How many are below `bound`, knowing that no more than `at_most` are:
+    /// a search of the first `at_most` only.
+    pub fn count_below_within(&self, bound: &T, at_most: usize) -> usize {
+        let (a, b) = self.items.as_slices();
+        let below = |x: &T| x < bound;
+        if at_most <= a.len() {
+            a[..at_most].partition_point(below)
+        } else if a.last().is_some_and(below) {
+            a.len() + b[..(at_most - a.len()).min(b.len())].partition_point(below)
+        } else {
+            a.partition_point(below)
+        }
     }
 }
 
@@ -109,7 +129,11 @@ mod tests {
                 prop_assert_eq!(s.nth(model.len()), None);
                 for y in 0..64 {
                     prop_assert_eq!(s.contains(&y), model.contains(&y));
-                    prop_assert_eq!(s.count_below(&y), model.range(..y).count());
+                    let n = model.range(..y).count();
+                    prop_assert_eq!(s.count_below(&y), n);
+                    for at_most in [n, n + 1, model.len(), model.len() + 3] {
+                        prop_assert_eq!(s.count_below_within(&y, at_most), n);
+                    }
                 }
                 prop_assert_eq!(s.is_empty(), model.is_empty());
             }
