@@ -11,8 +11,11 @@ use std::net::SocketAddr;
 
 use quinn_udp::{RecvMeta, Transmit, UdpSocketState};
 
-/// Most bytes one batch carries (the IPv4 payload limit, with room).
-const MAX_BATCH: usize = 60_000;
+/// Most bytes one batch carries: within a UDP datagram's largest payload
+/// over IPv4 (65,507 bytes; the kernel refuses a larger GSO send), so
+/// that four datagrams of a connection in 16,000-byte segments, or two in
+/// 32,000-byte ones, go in one call.
+const MAX_BATCH: usize = 65_000;
 
 /// Datagrams waiting to go as one batch.
 #[derive(Debug, Default)]
@@ -131,12 +134,23 @@ impl Receiver {
     /// Calls `each(from, datagram)` for every datagram of the `n` buffers
     /// the last [`Receiver::receive`] filled.
     pub fn each(&mut self, n: usize, mut each: impl FnMut(SocketAddr, &mut [u8])) {
-        for (m, buf) in self.meta.iter().zip(self.bufs.iter_mut()).take(n) {
-            let stride = m.stride.max(1);
-            for d in buf[..m.len].chunks_mut(stride) {
-                each(m.addr, d);
-            }
+        for (from, d) in self.datagrams(n) {
+            each(from, d);
         }
+    }
+
+    /// Every datagram of the `n` buffers the last [`Receiver::receive`]
+    /// filled, with its sender, all at once (to open them all before
+    /// taking a lock to hand them on).
+    pub fn datagrams(&mut self, n: usize) -> impl Iterator<Item = (SocketAddr, &mut [u8])> {
+        self.meta
+            .iter()
+            .zip(self.bufs.iter_mut())
+            .take(n)
+            .flat_map(|(m, buf)| {
+                let (from, stride) = (m.addr, m.stride.max(1));
+                buf[..m.len].chunks_mut(stride).map(move |d| (from, d))
+            })
     }
 }
 

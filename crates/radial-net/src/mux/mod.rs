@@ -433,6 +433,34 @@ impl Mux {
         Ok(Some(n))
     }
 
+    /// A reader blocked on `id` should look again: it holds bytes, its
+    /// end, or a reset, or it is gone (the read says which).
+    pub fn read_ready(&self, id: StreamId) -> bool {
+        self.streams
+            .get(&id.0)
+            .is_none_or(|s| !s.recv.is_empty() || s.fin_received || s.reset.is_some())
+    }
+
+    /// A writer blocked on `id` should look again: a third of its send
+    /// buffer is free, or it takes no more bytes (finished, reset or
+    /// gone; the write says which). Waking a writer for every frame sent
+    /// would cost a thread hand-off per segment; as a TCP socket's writer
+    /// wakes once the queue has drained well below its limit (Linux's
+    /// `sk_stream_write_space`), it wakes to write in large pieces.
+    pub fn write_ready(&self, id: StreamId) -> bool {
+        let free = (self.config.send_buffer / 3).max(1);
+        self.streams.get(&id.0).is_none_or(|s| {
+            s.fin_wanted
+                || s.reset.is_some()
+                || self.config.send_buffer.saturating_sub(s.queue.len()) >= free
+        })
+    }
+
+    /// A stream the peer opened waits to be accepted.
+    pub fn acceptable(&self) -> bool {
+        !self.accept_queue.is_empty()
+    }
+
     /// Bytes held received and not yet read: every stream's, and the
     /// start of a frame not wholly received.
     pub fn buffered(&self) -> usize {

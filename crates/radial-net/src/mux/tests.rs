@@ -490,3 +490,60 @@ proptest! {
         prop_assert!(m.open_streams() <= MuxConfig::default().max_streams);
     }
 }
+
+#[test]
+fn a_blocked_reader_is_worth_waking_for_bytes_an_end_or_a_reset() {
+    let (mut host, mut server) = pair(MuxConfig::default());
+    let id = host.open().unwrap();
+    host.write(id, b"hello").unwrap();
+    shuttle(&mut host, &mut server, usize::MAX);
+    let sid = server.accept().unwrap();
+    assert!(!server.acceptable(), "the one stream was taken");
+    assert!(server.read_ready(sid), "bytes arrived");
+    drain(&mut server, sid);
+    assert!(!server.read_ready(sid), "nothing left to read");
+    host.finish(id).unwrap();
+    shuttle(&mut host, &mut server, usize::MAX);
+    assert!(server.read_ready(sid), "the end arrived");
+    let other = host.open().unwrap();
+    host.write(other, b"x").unwrap();
+    shuttle(&mut host, &mut server, usize::MAX);
+    assert!(server.acceptable(), "a second stream waits");
+    let oid = server.accept().unwrap();
+    drain(&mut server, oid);
+    assert!(!server.read_ready(oid));
+    host.reset(other, 9);
+    shuttle(&mut host, &mut server, usize::MAX);
+    assert!(server.read_ready(oid), "a reset is news to its reader");
+    assert!(
+        server.read_ready(StreamId(1001)),
+        "an unknown stream: the read says so"
+    );
+}
+
+#[test]
+fn a_blocked_writer_is_woken_once_a_third_of_its_buffer_is_free() {
+    let config = MuxConfig {
+        send_buffer: 30_000,
+        ..MuxConfig::default()
+    };
+    let (mut host, mut server) = pair(config);
+    let id = host.open().unwrap();
+    let big = bytes_of(id.0, 100_000);
+    assert_eq!(host.write(id, &big).unwrap(), 30_000, "the buffer fills");
+    assert!(!host.write_ready(id), "full");
+    // Frames leave a few thousand bytes at a time: the writer sleeps on
+    // until 10,000 bytes are free.
+    let mut sent = 0;
+    while sent + 3_000 < 10_000 {
+        sent += shuttle(&mut host, &mut server, 3_000);
+        assert!(!host.write_ready(id), "{sent} bytes of frames sent");
+    }
+    shuttle(&mut host, &mut server, 10_000);
+    assert!(host.write_ready(id), "a third is free");
+    host.finish(id).unwrap();
+    assert!(
+        host.write_ready(id),
+        "a finished stream takes no more: the write says so"
+    );
+}

@@ -56,7 +56,13 @@ struct PathOut {
     held: VecDeque<Vec<u8>>,
     /// Sealed datagrams the socket would not take yet.
     stash: Option<Batch>,
+    /// Buffers of datagrams sent, to make the next ones in (a segment's
+    /// worth of memory is not allocated and freed per datagram).
+    spare: Vec<Vec<u8>>,
 }
+
+/// Buffers a path keeps for the next datagrams.
+const SPARE: usize = 16;
 
 impl StreamConn {
     /// Why the server holds nothing back for the connection now, or when
@@ -245,12 +251,13 @@ impl Server {
             // as it is.
             let size = room + usize::try_from(g.duplex.segment()).unwrap_or(0) + 128;
             let most = held_max(g.duplex.segment());
+            let fresh = |o: &mut PathOut| o.spare.pop().unwrap_or_else(|| Vec::with_capacity(size));
             let mut d = Vec::with_capacity(size);
             while let Some(p) = g.duplex.poll_transmit_after(now, &mut d, room) {
                 if let Some(o) = s.outs.get_mut(&p.0) {
                     if o.held.len() < most {
-                        o.held
-                            .push_back(std::mem::replace(&mut d, Vec::with_capacity(size)));
+                        let next = fresh(o);
+                        o.held.push_back(std::mem::replace(&mut d, next));
                     }
                 }
             }
@@ -301,6 +308,10 @@ impl Server {
                     self.stats.bytes_sent += payload as u64;
                     self.stats.data_datagrams += u64::from(payload > 0);
                     self.batch.push(path.peer, &d);
+                    if o.spare.len() < SPARE && d.capacity() >= size {
+                        d.clear();
+                        o.spare.push(d);
+                    }
                 }
                 if o.stash.is_none() && self.batch.flush(sock, state).is_err() {
                     o.stash = Some(std::mem::take(&mut self.batch));

@@ -12,7 +12,7 @@ use radial_core::PathId;
 use super::{Connection, ConnectionError, PathChange, Shared};
 use crate::client::ask;
 use crate::client::paths::{
-    close_path, open_path, receive_each, route_of, sleep_for, validate, Incoming, PathSock,
+    close_path, open_path, route_of, sleep_for, validate, Incoming, PathSock,
 };
 use crate::client::{random_conn, GetError, PathConfig, Trust};
 use crate::clock::Clock;
@@ -144,10 +144,17 @@ impl Driver {
     }
 
     /// Runs until the connection ends; says why.
+    ///
+    /// The connection's lock is held only while the connection itself is
+    /// worked on: datagrams are received and opened before it is taken,
+    /// and sealed and sent after it is let go, so that an application
+    /// thread reading or writing a stream meanwhile does not wait out the
+    /// driver's system calls.
     fn turns(&mut self) -> io::Result<ConnectionError> {
         let mut events = Events::with_capacity(256);
         let mut receiver = crate::batch::Receiver::default();
         let mut orphaned: Option<std::time::Instant> = None;
+        let mut out = Outgoing::default();
         loop {
             let wait = self.wait();
             match self.poll.poll(&mut events, Some(wait)) {
@@ -155,9 +162,13 @@ impl Driver {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
+            let received = self.receive(&events, &mut receiver);
             let shared = self.shared.clone();
             let mut g = shared.lock();
-            if let Some(e) = self.receive(&events, &mut receiver, &mut g.duplex) {
+            if received.held {
+                g.duplex.release_requests(self.clock.now());
+            }
+            if let Some(e) = received.ended {
                 return Ok(e);
             }
             let now = self.clock.now();
@@ -180,49 +191,68 @@ impl Driver {
             if g.duplex.poll_timeout().is_some_and(|t| t <= now) {
                 g.duplex.handle_timeout(now);
             }
-            self.transmit(&mut g.duplex, now);
-            for (i, p) in self.paths.iter_mut().enumerate() {
-                p.join(self.conn, i, ask::RETRY);
-                p.echo(self.conn, i);
-            }
+            self.gather(&mut g.duplex, now, &mut out);
             if let Some(e) = g.duplex.error() {
                 return Ok(ConnectionError::Protocol(e));
             }
             if g.duplex.is_closed() {
                 return Ok(ConnectionError::Closed);
             }
+            // Every handle dropped (this loop holds two: the driver's and
+            // the turn's): deliver what the streams hold, then end.
+            let orphan = Arc::strong_count(&self.shared) <= 2;
+            if orphan {
+                g.duplex.close();
+            }
+            drop(g);
+            self.send(&mut out);
+            for (i, p) in self.paths.iter_mut().enumerate() {
+                p.join(self.conn, i, ask::RETRY);
+                p.echo(self.conn, i);
+            }
             if self.paths.iter().all(|p| p.heard.elapsed() > SILENCE) {
                 return Ok(ConnectionError::TimedOut(SILENCE.as_secs()));
             }
-            // Every handle dropped (this loop holds two: the driver's and
-            // the turn's): deliver what the streams hold, then end.
-            if Arc::strong_count(&self.shared) <= 2 {
-                g.duplex.close();
+            if orphan {
                 let since = *orphaned.get_or_insert_with(std::time::Instant::now);
                 if since.elapsed() > LINGER {
                     return Ok(ConnectionError::Closed);
                 }
             }
-            drop(g);
             self.shared.notify();
         }
     }
 
-    /// Sends what the connection has to send: each path's requests
+    /// Takes what the connection has to send: each path's requests
     /// bundled into as few datagrams as fit, with the receipts the path has
-    /// to echo, data as it is.
-    fn transmit(&mut self, duplex: &mut Duplex, now: radial_core::Instant) {
-        let mut d = Vec::with_capacity(2048);
+    /// to echo, data as it is (sent by [`Driver::send`]).
+    fn gather(&mut self, duplex: &mut Duplex, now: radial_core::Instant, out: &mut Outgoing) {
+        let mut d = out.spare.pop().unwrap_or_else(|| Vec::with_capacity(2048));
         while let Some(p) = duplex.poll_transmit(now, &mut d) {
             let i = usize::from(p.0);
             let Some(path) = self.paths.get_mut(i) else {
+                d.clear();
                 continue;
             };
             if d.len() > SMALL {
-                path.send(i, &d);
+                let next = out.spare.pop().unwrap_or_else(|| Vec::with_capacity(2048));
+                out.data.push((i, std::mem::replace(&mut d, next)));
             } else {
                 path.bundle(self.conn, i, &d);
+                d.clear();
             }
+        }
+        out.spare.push(d);
+    }
+
+    /// Seals and sends what [`Driver::gather`] took.
+    fn send(&mut self, out: &mut Outgoing) {
+        for (i, mut d) in out.data.drain(..) {
+            if let Some(path) = self.paths.get_mut(i) {
+                path.send(i, &d);
+            }
+            d.clear();
+            out.spare.push(d);
         }
         for (i, p) in self.paths.iter_mut().enumerate() {
             p.send_bundle(i);
@@ -237,35 +267,80 @@ impl Driver {
     }
 
     /// Hands the connection what the paths received, and opens the paths
-    /// the server accepted; an error the server sent ends it.
-    fn receive(
-        &mut self,
-        events: &Events,
-        receiver: &mut crate::batch::Receiver,
-        duplex: &mut Duplex,
-    ) -> Option<ConnectionError> {
+    /// the server accepted; an error the server sent ends it. Each system
+    /// call's worth of datagrams is received and opened first, then handed
+    /// on under the connection's lock.
+    fn receive(&mut self, events: &Events, receiver: &mut crate::batch::Receiver) -> Received {
         let (conn, now) = (self.conn, self.clock.now());
         let mut joined = Vec::new();
-        let mut ended = None;
-        // The datagrams of one wake arrived together: the pipes ask once,
-        // after the last.
-        duplex.hold_requests();
-        receive_each(
-            &mut self.paths,
-            events,
-            receiver,
-            conn,
-            |i, incoming| match incoming {
-                Incoming::Joined(challenge) => joined.push((i, challenge)),
-                Incoming::Pipe(inner) => duplex.handle_datagram(now, PathId(i as u16), inner),
-                Incoming::Error(_, message) => ended = Some(ConnectionError::Refused(message)),
-                Incoming::Ignored => {}
-            },
-        );
-        duplex.release_requests(self.clock.now());
+        let mut got = Received::default();
+        for ev in events {
+            let i = ev.token().0;
+            let Some(path) = self.paths.get_mut(i) else {
+                continue;
+            };
+            // Out of the path while its datagrams are handled.
+            let Some(sock) = path.sock.take() else {
+                continue;
+            };
+            while let Ok(n @ 1..) = receiver.receive(&sock.sock, &sock.state) {
+                let opened: Vec<Incoming<'_>> = receiver
+                    .datagrams(n)
+                    .map(|(from, d)| path.accept(i, conn, from, d))
+                    .collect();
+                if opened.iter().any(|x| matches!(x, Incoming::Pipe(_))) {
+                    let mut g = self.shared.lock();
+                    // The datagrams of one wake arrived together: the
+                    // pipes ask once, after the last.
+                    if !got.held {
+                        g.duplex.hold_requests();
+                        got.held = true;
+                    }
+                    for x in &opened {
+                        if let Incoming::Pipe(inner) = x {
+                            g.duplex.handle_datagram(now, PathId(i as u16), inner);
+                        }
+                    }
+                }
+                for x in opened {
+                    match x {
+                        Incoming::Joined(challenge) => joined.push((i, challenge)),
+                        Incoming::Error(_, message) => {
+                            got.ended = Some(ConnectionError::Refused(message))
+                        }
+                        Incoming::Pipe(_) | Incoming::Ignored => {}
+                    }
+                }
+                // Fewer than a full batch: the queue was empty (the socket
+                // is registered edge-triggered; see `receive_each`).
+                if n < receiver.capacity() {
+                    break;
+                }
+            }
+            path.sock = Some(sock);
+        }
         for (i, challenge) in joined {
             validate(&mut self.paths, i, conn, challenge);
         }
-        ended
+        got
     }
+}
+
+/// What a turn received.
+#[derive(Default)]
+struct Received {
+    /// The connection's requests are held until the turn's datagrams are
+    /// all in ([`Duplex::hold_requests`]).
+    held: bool,
+    /// The server ended the connection.
+    ended: Option<ConnectionError>,
+}
+
+/// Datagrams a turn takes from the connection, to send once its lock is
+/// let go, and buffers to make the next ones in.
+#[derive(Default)]
+struct Outgoing {
+    /// Data datagrams, with their path.
+    data: Vec<(usize, Vec<u8>)>,
+    spare: Vec<Vec<u8>>,
 }

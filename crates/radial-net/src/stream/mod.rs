@@ -81,12 +81,39 @@ impl From<ConnectionError> for io::Error {
 }
 
 /// What the application and the driver share: the connection's state
-/// under one lock, a condition the driver signals after every turn, and a
-/// way to wake the driver after the application changed something.
+/// under one lock, a condition for each kind of blocked call, and a way
+/// to wake the driver after the application changed something.
+///
+/// After every turn the driver signals a condition only when a thread
+/// waits on it and what it waits for came (bytes or the end for a reader,
+/// room for a writer, a stream for an acceptor, or the connection's end):
+/// a turn that changes nothing a thread waits for costs no system call
+/// and no hand-off between threads.
 pub(crate) struct Shared {
     state: Mutex<State>,
-    changed: Condvar,
+    readable: Condvar,
+    writable: Condvar,
+    acceptable: Condvar,
     wake: Box<dyn Fn() + Send + Sync>,
+}
+
+/// The threads blocked on a connection, and what for.
+#[derive(Default)]
+struct Waiting {
+    /// The streams blocked readers read (one entry per reader).
+    readers: Vec<StreamId>,
+    /// The streams blocked writers write.
+    writers: Vec<StreamId>,
+    /// Threads blocked accepting a stream.
+    acceptors: usize,
+}
+
+/// Which condition a blocked call waits on.
+#[derive(Clone, Copy)]
+enum Blocked {
+    Read(StreamId),
+    Write(StreamId),
+    Accept,
 }
 
 /// The connection, as the driver and the application see it.
@@ -97,6 +124,8 @@ pub(crate) struct State {
     pub ended: Option<ConnectionError>,
     /// Tasks waiting for the next turn (asynchronous reads and writes).
     wakers: Vec<std::task::Waker>,
+    /// Threads blocked in reads, writes and accepts.
+    waiting: Waiting,
     /// Paths the application asked to add or drop, for the driver.
     pub changes: Vec<PathChange>,
     /// The number the next path added gets (a host's paths are numbered
@@ -131,10 +160,13 @@ impl Shared {
                 duplex,
                 ended: None,
                 wakers: Vec::new(),
+                waiting: Waiting::default(),
                 changes: Vec::new(),
                 next_path: 0,
             }),
-            changed: Condvar::new(),
+            readable: Condvar::new(),
+            writable: Condvar::new(),
+            acceptable: Condvar::new(),
             wake: Box::new(wake),
         })
     }
@@ -145,17 +177,70 @@ impl Shared {
     }
 
     /// The driver's turn is over: blocked readers, writers and acceptors
-    /// look again.
+    /// whose wait is over look again, and every waiting task is woken.
     pub(crate) fn notify(&self) {
-        self.changed.notify_all();
-        let wakers = std::mem::take(&mut self.lock().wakers);
+        let mut g = self.lock();
+        let wakers = std::mem::take(&mut g.wakers);
+        let State {
+            duplex,
+            ended,
+            waiting,
+            ..
+        } = &mut *g;
+        let over = ended.is_some();
+        let mux = duplex.streams();
+        let readers = !waiting.readers.is_empty()
+            && (over || waiting.readers.iter().any(|&id| mux.read_ready(id)));
+        let writers = !waiting.writers.is_empty()
+            && (over || waiting.writers.iter().any(|&id| mux.write_ready(id)));
+        let acceptors = waiting.acceptors > 0 && (over || mux.acceptable() || duplex.peer_closed());
+        drop(g);
+        if readers {
+            self.readable.notify_all();
+        }
+        if writers {
+            self.writable.notify_all();
+        }
+        if acceptors {
+            self.acceptable.notify_all();
+        }
         for w in wakers {
             w.wake();
         }
     }
 
-    fn wait<'a>(&self, g: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
-        self.changed.wait(g).unwrap_or_else(|e| e.into_inner())
+    /// Blocks on `why` until a turn of the driver may have ended the wait
+    /// (the caller looks again).
+    fn wait<'a>(&self, mut g: MutexGuard<'a, State>, why: Blocked) -> MutexGuard<'a, State> {
+        let cond = match why {
+            Blocked::Read(id) => {
+                g.waiting.readers.push(id);
+                &self.readable
+            }
+            Blocked::Write(id) => {
+                g.waiting.writers.push(id);
+                &self.writable
+            }
+            Blocked::Accept => {
+                g.waiting.acceptors += 1;
+                &self.acceptable
+            }
+        };
+        let mut g = cond.wait(g).unwrap_or_else(|e| e.into_inner());
+        let w = &mut g.waiting;
+        match why {
+            Blocked::Read(id) => forget_one(&mut w.readers, id),
+            Blocked::Write(id) => forget_one(&mut w.writers, id),
+            Blocked::Accept => w.acceptors -= 1,
+        }
+        g
+    }
+}
+
+/// Removes one `id` from `list`.
+fn forget_one(list: &mut Vec<StreamId>, id: StreamId) {
+    if let Some(i) = list.iter().position(|&x| x == id) {
+        list.swap_remove(i);
     }
 }
 
@@ -230,7 +315,7 @@ impl Connection {
             if g.duplex.peer_closed() {
                 return Err(ConnectionError::Closed);
             }
-            g = self.shared.wait(g);
+            g = self.shared.wait(g, Blocked::Accept);
         }
     }
 
@@ -454,7 +539,7 @@ impl io::Read for RecvStream {
             if let Some(r) = self.try_read(&mut g, buf) {
                 return r;
             }
-            g = shared.wait(g);
+            g = shared.wait(g, Blocked::Read(self.id));
         }
     }
 }
@@ -467,7 +552,7 @@ impl io::Write for SendStream {
             if let Some(r) = self.try_write(&mut g, buf) {
                 return r;
             }
-            g = shared.wait(g);
+            g = shared.wait(g, Blocked::Write(self.id));
         }
     }
 
