@@ -2,7 +2,8 @@
 # Single-pipe loopback goodput and CPU seconds per GB: `radial get` against
 # `radial serve` (encrypted, with --insecure, and encrypted in segments of
 # 16,000 bytes, as the loopback device carries), one stream of a stream
-# connection (encrypted, in segments of 1,200 and of 16,000 bytes:
+# connection (encrypted, in segments of 1,200 and of 16,000 bytes, and not
+# encrypted in segments of 16,000 bytes, as the kernel's TCP runs:
 # radial-net's `fetch` example, client and server in one process), side by
 # side with quinn
 # (QUIC with its defaults: tools/bench/quinn) and the kernel's TCP (iperf3),
@@ -112,12 +113,13 @@ if [ -n "${RADIAL_BASE:-}" ]; then
         echo "| $r | ${row// / | } |"
     done
 else
-echo "| run | radial, encrypted: Mbit/s | CPU s/GB | radial --insecure: Mbit/s | CPU s/GB | radial --segment 16000: Mbit/s | CPU s/GB | radial stream: Mbit/s | CPU s/GB | stream, 16000-byte segments: Mbit/s | CPU s/GB | quinn: Mbit/s | CPU s/GB | iperf3 TCP: Mbit/s | CPU s/GB |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-# One stream of `fetch` in segments of $1 bytes: "Mbit/s CPU-s/GB", from
+echo "| run | radial, encrypted: Mbit/s | CPU s/GB | radial --insecure: Mbit/s | CPU s/GB | radial --segment 16000: Mbit/s | CPU s/GB | radial stream: Mbit/s | CPU s/GB | stream, 16000-byte segments: Mbit/s | CPU s/GB | stream, 16000, not encrypted: Mbit/s | CPU s/GB | quinn: Mbit/s | CPU s/GB | iperf3 TCP: Mbit/s | CPU s/GB |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+# One stream of `fetch` in segments of $1 bytes (and $2: `insecure` or
+# nothing): "Mbit/s CPU-s/GB", from
 # "fetch: N MB over 1 path(s) in T s, segments of S bytes: M Mbit/s, C CPU-s/GB (...)".
 fetch_run() {
-    target/release/examples/fetch "$size_mb" 1 "$1" \
+    target/release/examples/fetch "$size_mb" 1 "$1" ${2:-} \
         | sed -E 's/.*: ([0-9.]+) Mbit\/s, ([0-9.]+) CPU.*/\1 \2/'
 }
 for r in $(seq "$repeat"); do
@@ -126,6 +128,7 @@ for r in $(seq "$repeat"); do
     read -r seg_mbps seg_cpu <<< "$(radial_run --segment 16000)"
     read -r s_mbps s_cpu <<< "$(fetch_run 1200)"
     read -r sl_mbps sl_cpu <<< "$(fetch_run 16000)"
+    read -r si_mbps si_cpu <<< "$(fetch_run 16000 insecure)"
     read -r q_mbps q_cpu <<< "$(quinn_run)"
     i0=$(cpu_of $ipf)
     /usr/bin/time -o "$work/time" -f '%U %S' iperf3 -c 127.0.0.1 -p $((port + 1)) -n "${size_mb}M" -J > "$work/iperf.json"
@@ -133,9 +136,9 @@ for r in $(seq "$repeat"); do
     i1=$(cpu_of $ipf)
     ipf_mbps=$(python3 -c "import json;d=json.load(open('$work/iperf.json'));print(d['end']['sum_received']['bits_per_second']/1e6)")
     ipf_cpu=$(echo "($(echo "$out" | awk '{print $1 + $2}') + $i1 - $i0) / ($size_mb * 1.048576 / 1000)" | bc -l)
-    row=$(printf '%.0f %.2f %.0f %.2f %.0f %.2f %.0f %.2f %.0f %.2f %.0f %.2f %.0f %.2f' \
+    row=$(printf '%.0f %.2f %.0f %.2f %.0f %.2f %.0f %.2f %.0f %.2f %.0f %.2f %.0f %.2f %.0f %.2f' \
         "$enc_mbps" "$enc_cpu" "$ins_mbps" "$ins_cpu" "$seg_mbps" "$seg_cpu" "$s_mbps" "$s_cpu" \
-        "$sl_mbps" "$sl_cpu" "$q_mbps" "$q_cpu" "$ipf_mbps" "$ipf_cpu")
+        "$sl_mbps" "$sl_cpu" "$si_mbps" "$si_cpu" "$q_mbps" "$q_cpu" "$ipf_mbps" "$ipf_cpu")
     echo "$row" >> "$work/rows"
     echo "| $r | ${row// / | } |"
 done
@@ -146,4 +149,12 @@ import statistics, sys
 rows = [line.split() for line in open(sys.argv[1])]
 cols = [statistics.median(float(r[i]) for r in rows) for i in range(len(rows[0]))]
 print("| median | " + " | ".join(f"{v:.0f}" if i % 2 == 0 else f"{v:.2f}" for i, v in enumerate(cols)) + " |")
+if len(cols) == 16:
+    # One stream in 16,000-byte segments against the kernel's TCP, from
+    # the medians: the goodput's and the CPU per byte's ratios.
+    ipf, ipf_cpu = cols[14], cols[15]
+    print()
+    for name, i in (("encrypted", 8), ("not encrypted", 10)):
+        print(f"One stream, 16,000-byte segments, {name}: {cols[i] / ipf:.2f}x iperf3's "
+              f"goodput at {cols[i + 1] / ipf_cpu:.1f}x its CPU per byte (medians).")
 PY

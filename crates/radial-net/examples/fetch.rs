@@ -4,8 +4,10 @@
 //! gigabyte (`tools/bench/net.sh` runs it beside iperf3 and quinn).
 //!
 //! Usage: `cargo run --release -p radial-net --example fetch -- [MB] [PATHS]
-//! [SEGMENT]` (default 300 MB over one path in segments of 1,200 bytes;
-//! each path from its own loopback address).
+//! [SEGMENT] [insecure]` (default 300 MB over one path in segments of
+//! 1,200 bytes, encrypted; each path from its own loopback address;
+//! `insecure` runs the connection without encryption, as the kernel's TCP
+//! it is compared with runs).
 
 use std::io::{Read, Write};
 use std::sync::mpsc;
@@ -92,12 +94,21 @@ fn main() {
         .next()
         .and_then(|a| a.parse().ok())
         .unwrap_or(radial_net::config::MSS);
+    let insecure = match args.next().as_deref() {
+        None => false,
+        Some("insecure") => true,
+        Some(other) => {
+            eprintln!("fetch: the fourth argument is `insecure` or nothing, not {other:?}");
+            std::process::exit(2);
+        }
+    };
     let n = mb * 1_000_000;
     let (tx, rx) = mpsc::channel();
     let dir = std::env::temp_dir().join(format!("radial-fetch-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let opts = ServerOptions {
         streams: Some(tx),
+        allow_insecure: insecure,
         ..ServerOptions::default()
     };
     let mut server = Server::with_options(&dir, &["127.0.0.1:0".parse().unwrap()], opts).unwrap();
@@ -118,6 +129,7 @@ fn main() {
         .collect();
     let mut cfg = ConnectConfig::new(&paths, Trust::Any);
     cfg.segment = segment;
+    cfg.insecure = insecure;
     let conn = connect(&cfg).unwrap();
     let (cpu0, t0) = (cpu_seconds(), Instant::now());
     let (mut r, mut w) = conn.open_stream().unwrap().split();
@@ -139,8 +151,9 @@ fn main() {
     let cpu = cpu_seconds() - cpu0;
     assert_eq!(got, n, "every byte");
     println!(
-        "fetch: {mb} MB over {} path(s) in {secs:.2} s, segments of {segment} bytes: {:.1} Mbit/s, {:.2} CPU-s/GB (client and server)",
+        "fetch: {mb} MB over {} path(s) in {secs:.2} s, segments of {segment} bytes{}: {:.1} Mbit/s, {:.2} CPU-s/GB (client and server)",
         paths.len(),
+        if insecure { ", not encrypted" } else { "" },
         n as f64 * 8.0 / secs / 1e6,
         cpu / (n as f64 / 1e9)
     );
