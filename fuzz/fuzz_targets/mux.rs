@@ -15,6 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let piece = usize::from(cut) * 8 + 1;
     let config = MuxConfig {
         window: 64 * 1024,
+        max_window: 256 * 1024,
         send_buffer: 64 * 1024,
         max_streams: 8,
     };

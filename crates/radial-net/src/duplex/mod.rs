@@ -75,13 +75,20 @@ impl DuplexConfig {
     /// ways (what the host's OPEN said), the buffers as large in bytes.
     pub fn with_segment(conn: u16, segment: u64) -> Self {
         let inbound = r2cp_config_for(conn, segment);
+        let buffer = inbound.rwnd_bytes();
         DuplexConfig {
             conn,
             inbound,
             outbound: rcp_config_for(u32::from(conn), segment),
-            mux: MuxConfig::default(),
-            send_limit: usize::try_from(inbound.rwnd_bytes()).unwrap_or(usize::MAX),
-            recv_limit: usize::try_from(inbound.rwnd_bytes()).unwrap_or(usize::MAX),
+            // A stream's window grows to half the connection's buffer at
+            // most: one whose reader stops leaves the other half to the
+            // others.
+            mux: MuxConfig {
+                max_window: buffer / 2,
+                ..MuxConfig::default()
+            },
+            send_limit: usize::try_from(buffer).unwrap_or(usize::MAX),
+            recv_limit: usize::try_from(buffer).unwrap_or(usize::MAX),
         }
     }
 }

@@ -116,9 +116,14 @@ pub mod reset_code {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MuxConfig {
     /// Bytes a stream's sender may send past what the receiving application
-    /// has read (at least [`INITIAL_CREDIT`]; a smaller value counts as
-    /// it).
+    /// has read, at first (at least [`INITIAL_CREDIT`]; a smaller value
+    /// counts as it).
     pub window: u64,
+    /// The most a stream's window grows to: it doubles whenever the peer
+    /// had sent all the credit allowed by the time the next was due (the
+    /// window, not the path or the reader, held the stream back). At most
+    /// `window` keeps every window fixed.
+    pub max_window: u64,
     /// Bytes a stream holds written and not yet sent.
     pub send_buffer: usize,
     /// Streams the peer may hold open at once; further ones are refused.
@@ -129,6 +134,7 @@ impl Default for MuxConfig {
     fn default() -> Self {
         MuxConfig {
             window: 1024 * 1024,
+            max_window: 1024 * 1024,
             send_buffer: 256 * 1024,
             max_streams: 256,
         }
@@ -232,6 +238,8 @@ struct Stream {
     read: u64,
     /// The offset we let the peer send up to.
     granted: u64,
+    /// How far past what was read the next credit lets the peer send.
+    window: u64,
     /// A CREDIT with `granted` is to be sent.
     credit_due: bool,
     fin_received: bool,
@@ -252,6 +260,7 @@ impl Stream {
         Stream {
             peer_limit: INITIAL_CREDIT,
             granted: window.max(INITIAL_CREDIT),
+            window: window.max(INITIAL_CREDIT),
             credit_due: window > INITIAL_CREDIT,
             remote,
             ..Stream::default()
@@ -271,6 +280,27 @@ impl Stream {
 
     fn done(&self) -> bool {
         self.fin_sent && self.eof_seen
+    }
+
+    /// Raises the credit once half the window is read: to what was read
+    /// plus the window, doubled first (up to `max`) when the peer had
+    /// sent every byte the last credit let it. A sender that used all its
+    /// credit before the next was due waited for it, so the window, and
+    /// not the path or this reader, set the stream's rate; the window
+    /// grows until credit stays ahead of the sender (receive-window
+    /// auto-tuning, as Linux grows a TCP socket's receive buffer to what
+    /// its reader drains in a round trip and QUIC stacks grow their
+    /// flow-control windows). A reader that stops reading raises no
+    /// credit, so its window stays what it was.
+    fn raise_credit(&mut self, max: u64) {
+        if self.granted - self.read >= self.window / 2 {
+            return;
+        }
+        if self.received >= self.granted {
+            self.window = (self.window * 2).min(max).max(self.window);
+        }
+        self.granted = self.read + self.window;
+        self.credit_due = true;
     }
 }
 
@@ -388,14 +418,13 @@ impl Mux {
     /// so it can finish), while the sending half goes on. Unlike a reset,
     /// the bytes this side still has to send are not lost.
     pub fn stop_reading(&mut self, id: StreamId) {
-        let window = self.config.window.max(INITIAL_CREDIT);
         let Some(s) = self.streams.get_mut(&id.0) else {
             return;
         };
         s.discarding = true;
         s.read += s.recv.len() as u64;
         s.recv = VecDeque::new();
-        s.granted = s.granted.max(s.read + window);
+        s.granted = s.granted.max(s.read + s.window);
         s.credit_due = !s.fin_received;
         s.eof_seen |= s.fin_received;
         if s.done() {
@@ -406,7 +435,7 @@ impl Mux {
     /// Reads `id`'s bytes into `buf`: how many, 0 at the stream's end.
     /// `Ok(None)` when nothing is there yet.
     pub fn read(&mut self, id: StreamId, buf: &mut [u8]) -> Result<Option<usize>, StreamError> {
-        let window = self.config.window.max(INITIAL_CREDIT);
+        let max = self.config.max_window;
         let s = self.stream(id)?;
         if s.recv.is_empty() {
             if !s.fin_received {
@@ -425,12 +454,16 @@ impl Mux {
         buf[from_a..n].copy_from_slice(&b[..n - from_a]);
         s.recv.drain(..n);
         s.read += n as u64;
-        // Raise the credit once half the window is read.
-        if !s.fin_received && s.granted - s.read < window / 2 {
-            s.granted = s.read + window;
-            s.credit_due = true;
+        if !s.fin_received {
+            s.raise_credit(max);
         }
         Ok(Some(n))
+    }
+
+    /// How far past what was read `id`'s next credit lets the peer send
+    /// (its receive window, as auto-tuning left it).
+    pub fn window(&self, id: StreamId) -> Option<u64> {
+        self.streams.get(&id.0).map(|s| s.window)
     }
 
     /// A reader blocked on `id` should look again: it holds bytes, its
@@ -668,11 +701,7 @@ impl Mux {
                 if s.discarding {
                     s.received += payload.len() as u64;
                     s.read = s.received;
-                    let window = self.config.window.max(INITIAL_CREDIT);
-                    if s.granted - s.read < window / 2 {
-                        s.granted = s.read + window;
-                        s.credit_due = true;
-                    }
+                    s.raise_credit(self.config.max_window);
                     s.fin_received = fin;
                     s.eof_seen = fin;
                     if s.done() {

@@ -245,6 +245,7 @@ fn backlogged_streams_share_the_connection_equally() {
 fn a_reader_that_does_not_read_stops_only_its_own_stream() {
     let config = MuxConfig {
         window: 100_000,
+        max_window: 100_000,
         send_buffer: 1_000_000,
         max_streams: 16,
     };
@@ -546,4 +547,66 @@ fn a_blocked_writer_is_woken_once_a_third_of_its_buffer_is_free() {
         host.write_ready(id),
         "a finished stream takes no more: the write says so"
     );
+}
+
+/// Moves frames both ways until neither side has any to send.
+fn settle(a: &mut Mux, b: &mut Mux) {
+    while shuttle(a, b, usize::MAX) + shuttle(b, a, usize::MAX) > 0 {}
+}
+
+#[test]
+fn a_window_the_sender_fills_doubles_up_to_its_most_and_no_further() {
+    let config = MuxConfig {
+        window: 100_000,
+        max_window: 350_000,
+        send_buffer: 2_000_000,
+        max_streams: 4,
+    };
+    let (mut host, mut server) = pair(config);
+    let id = server.open().unwrap();
+    server.write(id, &bytes_of(id.0, 2_000_000)).unwrap();
+    settle(&mut server, &mut host);
+    let mut buf = vec![0u8; 10_000];
+    let mut windows = vec![host.window(id).unwrap()];
+    for _ in 0..6 {
+        // The sender always had every byte the credit allowed: each time
+        // the credit is raised the window doubles, to 350,000 at most, and
+        // the receiver never holds more than its window.
+        assert!(host.readable(id) as u64 <= *windows.last().unwrap());
+        while host.readable(id) > 0 {
+            host.read(id, &mut buf).unwrap();
+        }
+        settle(&mut server, &mut host);
+        windows.push(host.window(id).unwrap());
+    }
+    windows.dedup();
+    assert_eq!(windows, [100_000, 200_000, 350_000]);
+}
+
+#[test]
+fn a_window_the_sender_never_fills_stays_as_it_was() {
+    let config = MuxConfig {
+        window: 100_000,
+        max_window: 1_000_000,
+        send_buffer: 2_000_000,
+        max_streams: 4,
+    };
+    let (mut host, mut server) = pair(config);
+    let id = server.open().unwrap();
+    let mut buf = vec![0u8; 100_000];
+    for _ in 0..50 {
+        // A sender with less than the window at a time: the credit raised
+        // as the reader reads is never used up.
+        server.write(id, &bytes_of(id.0, 30_000)).unwrap();
+        settle(&mut server, &mut host);
+        while host.readable(id) > 0 {
+            host.read(id, &mut buf).unwrap();
+        }
+        settle(&mut server, &mut host);
+    }
+    assert_eq!(host.window(id), Some(100_000));
+    // A burst is held to it.
+    server.write(id, &bytes_of(id.0, 1_000_000)).unwrap();
+    settle(&mut server, &mut host);
+    assert!(host.readable(id) <= 100_000, "{} held", host.readable(id));
 }
