@@ -125,6 +125,9 @@ pub struct DuplexStats {
     pub received: u64,
     /// Datagrams that named another connection or did not parse.
     pub malformed: u64,
+    /// Bytes of padding in the outgoing sequence: a segment's rest, each
+    /// time the streams ran dry mid-segment.
+    pub padded: u64,
 }
 
 /// One side of a connection: an R²CP receiver in, RCP senders out, streams
@@ -429,6 +432,9 @@ impl Duplex {
 
     /// The counters.
     pub fn stats(&self) -> DuplexStats {
-        self.stats
+        DuplexStats {
+            padded: self.outbound.padded(),
+            ..self.stats
+        }
     }
 }

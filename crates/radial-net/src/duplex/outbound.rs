@@ -30,6 +30,8 @@ pub(super) struct Outbound {
     closing: bool,
     /// The RCP header of the datagram being made.
     header: Vec<u8>,
+    /// Bytes of padding put in the sequence.
+    padded: u64,
 }
 
 impl Outbound {
@@ -44,6 +46,7 @@ impl Outbound {
             turn: 0,
             closing: false,
             header: Vec::new(),
+            padded: 0,
         }
     }
 
@@ -96,6 +99,7 @@ impl Outbound {
         if dry && cut != 0 && !self.stream.is_closed() {
             let pad = usize::try_from(self.mss - cut).expect("below a segment");
             self.bytes.extend(std::iter::repeat_n(0, pad));
+            self.padded += pad as u64;
         }
         self.stream.extend_to(self.base + self.bytes.len() as u64);
         // The sequence ends once every stream has ended both ways: until
@@ -132,6 +136,11 @@ impl Outbound {
     /// The peer's receiver holds every byte of a closed sequence.
     pub(super) fn done(&self) -> bool {
         self.stream.is_closed() && Source::base(&self.stream) == self.stream.end()
+    }
+
+    /// Bytes of padding put in the sequence so far.
+    pub(super) fn padded(&self) -> u64 {
+        self.padded
     }
 
     /// Bytes written and not yet in order at the peer.

@@ -380,6 +380,13 @@ fn a_small_request_is_answered_in_a_few_round_trips_on_an_idle_connection() {
     let done = run_echo(&mut net, &[100], Duration::from_secs(10), &mut []);
     let took = done.saturating_since(start);
     assert!(took < Duration::from_millis(100), "took {took:?}");
+    // Each of the two quiet writes each way went out padded to its
+    // segment's end, and by no more.
+    let mss = net.ends[HOST].config.inbound.pipe.mss;
+    for end in &net.ends {
+        let padded = end.stats().padded;
+        assert!(padded > 0 && padded < 2 * mss, "{padded} bytes of padding");
+    }
 }
 
 #[test]

@@ -46,6 +46,10 @@ pub struct StreamConn {
     pub started: Instant,
     /// Each path's receipt guard and the datagrams its limits held back.
     outs: HashMap<u16, PathOut>,
+    /// Buffers of datagrams sent, to make the next ones in: a segment's
+    /// worth of memory is not allocated and freed per datagram (which
+    /// costs page faults each time the allocator gives memory back).
+    spare: Vec<Vec<u8>>,
 }
 
 #[derive(Default)]
@@ -56,12 +60,9 @@ struct PathOut {
     held: VecDeque<Vec<u8>>,
     /// Sealed datagrams the socket would not take yet.
     stash: Option<Batch>,
-    /// Buffers of datagrams sent, to make the next ones in (a segment's
-    /// worth of memory is not allocated and freed per datagram).
-    spare: Vec<Vec<u8>>,
 }
 
-/// Buffers a path keeps for the next datagrams.
+/// Buffers a connection keeps for its next datagrams.
 const SPARE: usize = 16;
 
 impl StreamConn {
@@ -173,6 +174,7 @@ impl Server {
             shared,
             started: now,
             outs: HashMap::new(),
+            spare: Vec::new(),
         });
         Message::Opened { conn }
     }
@@ -251,15 +253,19 @@ impl Server {
             // as it is.
             let size = room + usize::try_from(g.duplex.segment()).unwrap_or(0) + 128;
             let most = held_max(g.duplex.segment());
-            let fresh = |o: &mut PathOut| o.spare.pop().unwrap_or_else(|| Vec::with_capacity(size));
-            let mut d = Vec::with_capacity(size);
+            let spare = &mut s.spare;
+            let mut fresh = || spare.pop().unwrap_or_else(|| Vec::with_capacity(size));
+            let mut d = fresh();
             while let Some(p) = g.duplex.poll_transmit_after(now, &mut d, room) {
                 if let Some(o) = s.outs.get_mut(&p.0) {
                     if o.held.len() < most {
-                        let next = fresh(o);
+                        let next = fresh();
                         o.held.push_back(std::mem::replace(&mut d, next));
                     }
                 }
+            }
+            if s.spare.len() < SPARE {
+                s.spare.push(d);
             }
             let closed = g.duplex.is_closed();
             let error = g.duplex.error();
@@ -308,9 +314,9 @@ impl Server {
                     self.stats.bytes_sent += payload as u64;
                     self.stats.data_datagrams += u64::from(payload > 0);
                     self.batch.push(path.peer, &d);
-                    if o.spare.len() < SPARE && d.capacity() >= size {
+                    if s.spare.len() < SPARE && d.capacity() >= size {
                         d.clear();
-                        o.spare.push(d);
+                        s.spare.push(d);
                     }
                 }
                 if o.stash.is_none() && self.batch.flush(sock, state).is_err() {
