@@ -48,7 +48,8 @@ pub struct StreamConn {
     outs: HashMap<u16, PathOut>,
     /// Buffers of datagrams sent, to make the next ones in: a segment's
     /// worth of memory is not allocated and freed per datagram (which
-    /// costs page faults each time the allocator gives memory back).
+    /// costs page faults each time the allocator gives memory back). As
+    /// many as a path may hold back at most.
     spare: Vec<Vec<u8>>,
 }
 
@@ -61,9 +62,6 @@ struct PathOut {
     /// Sealed datagrams the socket would not take yet.
     stash: Option<Batch>,
 }
-
-/// Buffers a connection keeps for its next datagrams.
-const SPARE: usize = 16;
 
 impl StreamConn {
     /// Why the server holds nothing back for the connection now, or when
@@ -264,7 +262,7 @@ impl Server {
                     }
                 }
             }
-            if s.spare.len() < SPARE {
+            if s.spare.len() < most {
                 s.spare.push(d);
             }
             let closed = g.duplex.is_closed();
@@ -314,7 +312,7 @@ impl Server {
                     self.stats.bytes_sent += payload as u64;
                     self.stats.data_datagrams += u64::from(payload > 0);
                     self.batch.push(path.peer, &d);
-                    if s.spare.len() < SPARE && d.capacity() >= size {
+                    if s.spare.len() < most && d.capacity() >= size {
                         d.clear();
                         s.spare.push(d);
                     }
