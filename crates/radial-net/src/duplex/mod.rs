@@ -149,6 +149,10 @@ pub struct Duplex {
     /// The receiver's next datagram (a request), before it is placed.
     requests: Vec<u8>,
     stats: DuplexStats,
+    /// The receiver had delivered this much when the last bytes left in it
+    /// were the start of a frame whose end had not come: nothing for a
+    /// turn to take until more comes.
+    frame_wait: Option<u64>,
 }
 
 impl Duplex {
@@ -167,6 +171,7 @@ impl Duplex {
             failed: None,
             requests: Vec::new(),
             stats: DuplexStats::default(),
+            frame_wait: None,
         }
     }
 
@@ -299,22 +304,57 @@ impl Duplex {
         if self.failed.is_some() {
             return;
         }
+        self.frame_wait = None;
         loop {
-            // The receiver's ready bytes go to the mux where they lie.
+            // The receiver's ready bytes go to the mux where they lie, whole
+            // frames at a time: a frame whose end has not come stays in the
+            // receiver until it does (only one that spans the receiver's
+            // wrap is put together in the mux), so each byte is copied
+            // once, into its stream. At the end of the sequence the rest
+            // goes as it is.
             let room = self.config.recv_limit.saturating_sub(self.mux.buffered());
             let (a, b) = self.inbound.ready();
+            let all = a.len() + b.len();
             let a = &a[..a.len().min(room)];
             let b = &b[..b.len().min(room - a.len())];
             let n = a.len() + b.len();
             if n == 0 {
                 break;
             }
-            let fed = self.mux.on_bytes(a).and_then(|()| self.mux.on_bytes(b));
-            self.inbound.consume(n);
-            self.stats.received += n as u64;
-            if let Err(e) = fed {
-                self.failed = Some(DuplexError::Mux(e));
-                return;
+            let whole = n == all;
+            let last = whole && self.peer_closed;
+            let mux = &mut self.mux;
+            let fed = (|| {
+                let mut used = mux.take_frames(a)?;
+                if used == a.len() || (whole && !b.is_empty()) || last {
+                    if used < a.len() {
+                        mux.on_bytes(&a[used..])?;
+                        used = a.len();
+                    }
+                    used += mux.take_frames(b)?;
+                }
+                if last && used < n {
+                    mux.on_bytes(&b[used - a.len()..])?;
+                    used = n;
+                }
+                Ok(used)
+            })();
+            let used = match fed {
+                Ok(used) => used,
+                Err(e) => {
+                    self.failed = Some(DuplexError::Mux(e));
+                    return;
+                }
+            };
+            self.inbound.consume(used);
+            self.stats.received += used as u64;
+            if used < n {
+                // The start of a frame: it waits for the rest (or, when
+                // the streams' room cut it, for the application to read).
+                if whole {
+                    self.frame_wait = Some(self.inbound.delivered());
+                }
+                break;
             }
         }
     }
@@ -405,7 +445,9 @@ impl Duplex {
     /// bytes waiting in the receiver that the streams' limit held back
     /// (the driver should take a turn).
     pub fn wants_turn(&self) -> bool {
-        self.mux.wants_transmit() || self.inbound.delivered() > self.stats.received
+        let delivered = self.inbound.delivered();
+        self.mux.wants_transmit()
+            || (delivered > self.stats.received && self.frame_wait != Some(delivered))
     }
 
     /// The first pipe of the incoming direction is open.

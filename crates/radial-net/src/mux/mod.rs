@@ -586,60 +586,71 @@ impl Mux {
 
     /// Takes the next bytes of the incoming sequence. After an error the
     /// connection must end; the same error comes back on every later call.
-    pub fn on_bytes(&mut self, mut bytes: &[u8]) -> Result<(), MuxError> {
+    pub fn on_bytes(&mut self, bytes: &[u8]) -> Result<(), MuxError> {
+        let used = self.take_frames(bytes)?;
+        // The rest is the start of one frame (shorter than [`MAX_FRAME`]):
+        // keep it.
+        self.partial.extend_from_slice(&bytes[used..]);
+        Ok(())
+    }
+
+    /// Takes the frames `bytes` holds whole, where they lie, and returns
+    /// how many bytes that was: what is left is the start of a frame,
+    /// which the caller hands over again with the bytes that follow it
+    /// (a connection's receiver keeps it until they come, so that a frame
+    /// cut by a segment's end is not copied to be put together). A frame
+    /// begun by an earlier [`Mux::on_bytes`] is completed first. After an
+    /// error the connection must end; the same error comes back on every
+    /// later call.
+    pub fn take_frames(&mut self, mut bytes: &[u8]) -> Result<usize, MuxError> {
         if let Some(e) = self.failed {
             return Err(e);
         }
-        while !bytes.is_empty() {
-            if self.partial.is_empty() {
-                // A run of padding at once.
-                let pad = bytes.iter().take_while(|&&b| b == 0).count();
-                bytes = &bytes[pad..];
-                if bytes.is_empty() {
-                    break;
+        let total = bytes.len();
+        // Complete the frame begun in an earlier call: a byte at a time
+        // until its header tells its length, then the rest.
+        while !self.partial.is_empty() && !bytes.is_empty() {
+            let want = match Frame::len_of(&self.partial) {
+                Ok(Some(len)) => len,
+                Ok(None) => self.partial.len() + 1,
+                Err(e) => return Err(self.fail(MuxError::Frame(e))),
+            };
+            let n = (want - self.partial.len()).min(bytes.len());
+            self.partial.extend_from_slice(&bytes[..n]);
+            bytes = &bytes[n..];
+            let mut partial = std::mem::take(&mut self.partial);
+            let done = match Frame::parse_borrowed(&partial) {
+                Ok(Some((f, _))) => {
+                    self.on_frame(f).map_err(|e| self.fail(e))?;
+                    true
                 }
+                Ok(None) => false,
+                Err(e) => return Err(self.fail(MuxError::Frame(e))),
+            };
+            if done {
+                partial.clear();
             }
-            if self.partial.is_empty() {
-                match Frame::parse_borrowed(bytes) {
-                    Ok(Some((f, n))) => {
-                        bytes = &bytes[n..];
-                        self.on_frame(f).map_err(|e| self.fail(e))?;
-                    }
-                    // The rest is the start of one frame (shorter than
-                    // [`MAX_FRAME`]): keep it.
-                    Ok(None) => {
-                        self.partial.extend_from_slice(bytes);
-                        return Ok(());
-                    }
-                    Err(e) => return Err(self.fail(MuxError::Frame(e))),
+            self.partial = partial;
+        }
+        if !self.partial.is_empty() {
+            return Ok(total);
+        }
+        while !bytes.is_empty() {
+            // A run of padding at once.
+            bytes = &bytes[padding(bytes)..];
+            if bytes.is_empty() {
+                break;
+            }
+            match Frame::parse_borrowed(bytes) {
+                Ok(Some((f, n))) => {
+                    bytes = &bytes[n..];
+                    self.on_frame(f).map_err(|e| self.fail(e))?;
                 }
-            } else {
-                // Complete the frame begun in an earlier call: a byte at a
-                // time until its header tells its length, then the rest.
-                let want = match Frame::len_of(&self.partial) {
-                    Ok(Some(len)) => len,
-                    Ok(None) => self.partial.len() + 1,
-                    Err(e) => return Err(self.fail(MuxError::Frame(e))),
-                };
-                let n = (want - self.partial.len()).min(bytes.len());
-                self.partial.extend_from_slice(&bytes[..n]);
-                bytes = &bytes[n..];
-                let mut partial = std::mem::take(&mut self.partial);
-                let done = match Frame::parse_borrowed(&partial) {
-                    Ok(Some((f, _))) => {
-                        self.on_frame(f).map_err(|e| self.fail(e))?;
-                        true
-                    }
-                    Ok(None) => false,
-                    Err(e) => return Err(self.fail(MuxError::Frame(e))),
-                };
-                if done {
-                    partial.clear();
-                }
-                self.partial = partial;
+                Ok(None) => break,
+                Err(e) => return Err(self.fail(MuxError::Frame(e))),
             }
         }
-        Ok(())
+        Ok(total - bytes.len())
     }
 
     fn fail(&mut self, e: MuxError) -> MuxError {
@@ -723,6 +734,19 @@ impl Mux {
         }
         Ok(())
     }
+}
+
+/// How many bytes of padding (zeros) `bytes` starts with, sixteen at a
+/// time: a quiet stream's segments end in up to a segment of them.
+fn padding(bytes: &[u8]) -> usize {
+    let mut n = 0;
+    for c in bytes.chunks_exact(16) {
+        if u128::from_ne_bytes(c.try_into().expect("16 bytes")) != 0 {
+            break;
+        }
+        n += 16;
+    }
+    n + bytes[n..].iter().take_while(|&&b| b == 0).count()
 }
 
 #[cfg(test)]

@@ -476,6 +476,52 @@ proptest! {
         }
     }
 
+    /// Frames taken where they lie with the start of one left over to come
+    /// again with what follows (as a connection's receiver keeps it), or
+    /// now and then put together in the mux: the same bytes come out, and
+    /// padding after the last frame is taken too.
+    #[test]
+    fn frames_taken_in_place_deliver_the_same_bytes(
+        lens in proptest::collection::vec(1usize..40_000, 1..4),
+        cuts in proptest::collection::vec(1usize..3_000, 1..64),
+        together in proptest::collection::vec(any::<bool>(), 1..16),
+        pad in 0usize..20_000,
+    ) {
+        let (mut host, mut server) = pair(MuxConfig::default());
+        let ids: Vec<StreamId> = lens.iter().map(|_| server.open().unwrap()).collect();
+        for (id, &len) in ids.iter().zip(&lens) {
+            prop_assert_eq!(server.write(*id, &bytes_of(id.0, len)).unwrap(), len);
+            server.finish(*id).unwrap();
+        }
+        let mut wire = Vec::new();
+        server.poll_transmit(usize::MAX, &mut wire);
+        wire.resize(wire.len() + pad, 0);
+        let mut pending: Vec<u8> = Vec::new();
+        let mut at = 0;
+        let mut i = 0;
+        while at < wire.len() {
+            let end = (at + cuts[i % cuts.len()]).min(wire.len());
+            pending.extend_from_slice(&wire[at..end]);
+            if together[i % together.len()] {
+                host.on_bytes(&pending).unwrap();
+                pending.clear();
+            } else {
+                let used = host.take_frames(&pending).unwrap();
+                prop_assert!(pending.len() - used < MAX_FRAME, "left over: a frame's start");
+                pending.drain(..used);
+            }
+            at = end;
+            i += 1;
+        }
+        prop_assert!(pending.is_empty(), "every frame whole at the end");
+        prop_assert!(host.partial.is_empty());
+        for (id, &len) in ids.iter().zip(&lens) {
+            let (got, end) = drain(&mut host, *id);
+            prop_assert!(end);
+            prop_assert_eq!(got, bytes_of(id.0, len));
+        }
+    }
+
     /// Arbitrary bytes: no panic, and what the mux holds stays bounded.
     #[test]
     fn garbage_is_refused_or_held_within_bounds(
