@@ -387,7 +387,7 @@ impl Duplex {
         if self.peer_closed && self.mux.open_streams() == 0 {
             self.outbound.close();
         }
-        self.outbound.fill(&mut self.mux);
+        self.outbound.fill(now, &mut self.mux);
         self.outbound_first = !self.outbound_first;
         for first in [self.outbound_first, !self.outbound_first] {
             let sent = if first {

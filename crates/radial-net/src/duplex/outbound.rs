@@ -32,7 +32,16 @@ pub(super) struct Outbound {
     header: Vec<u8>,
     /// Bytes of padding put in the sequence.
     padded: u64,
+    /// When a segment the streams ran dry in, while a writer was
+    /// backlogged, is padded if no byte has come to fill it.
+    pad_at: Option<Instant>,
 }
+
+/// How long a segment the streams ran dry in waits for a backlogged
+/// writer's next bytes before it is padded: a writer woken for room
+/// writes again within a thread's wake-up, far less than this, and a
+/// quiet stream (whose writer is not backlogged) is padded at once.
+pub(super) const PAD_DELAY: radial_core::Duration = radial_core::Duration::from_millis(1);
 
 impl Outbound {
     pub(super) fn new(limit: usize, mss: u64) -> Self {
@@ -47,6 +56,7 @@ impl Outbound {
             closing: false,
             header: Vec::new(),
             padded: 0,
+            pad_at: None,
         }
     }
 
@@ -79,7 +89,12 @@ impl Outbound {
     /// closed (R²CP §4.3.1 numbers segments of one size), so a sequence
     /// that runs dry mid-segment is padded to the segment's end: otherwise
     /// the last bytes of a quiet stream would wait for the next write.
-    pub(super) fn fill(&mut self, mux: &mut Mux) {
+    /// While a stream's writer is backlogged the padding waits up to
+    /// [`PAD_DELAY`] for the writer to fill the segment instead: a bulk
+    /// writer that falls behind for a moment would otherwise send up to a
+    /// segment of zeros each time, which a metered link carries for
+    /// nothing.
+    pub(super) fn fill(&mut self, now: Instant, mux: &mut Mux) {
         self.purge();
         let before = (self.stream.end(), self.stream.is_closed());
         let mut dry = false;
@@ -97,9 +112,16 @@ impl Outbound {
         let end = self.base + self.bytes.len() as u64;
         let cut = end % self.mss;
         if dry && cut != 0 && !self.stream.is_closed() {
-            let pad = usize::try_from(self.mss - cut).expect("below a segment");
-            self.bytes.extend(std::iter::repeat_n(0, pad));
-            self.padded += pad as u64;
+            let wait = *self.pad_at.get_or_insert(now + PAD_DELAY);
+            if now >= wait || !mux.backlogged() {
+                let pad = usize::try_from(self.mss - cut).expect("below a segment");
+                self.bytes.extend(std::iter::repeat_n(0, pad));
+                self.padded += pad as u64;
+                self.pad_at = None;
+                mux.quiet();
+            }
+        } else {
+            self.pad_at = None;
         }
         self.stream.extend_to(self.base + self.bytes.len() as u64);
         // The sequence ends once every stream has ended both ways: until
@@ -188,6 +210,7 @@ impl Outbound {
         self.senders
             .iter()
             .filter_map(RcpSender::next_timeout)
+            .chain(self.pad_at)
             .min()
     }
 

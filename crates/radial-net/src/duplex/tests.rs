@@ -540,3 +540,51 @@ fn a_host_that_closes_after_its_request_still_reads_a_long_answer_and_both_ends_
     );
     assert!(net.ends[SERVER].peer_closed());
 }
+
+#[test]
+fn a_backlogged_writer_gets_a_moment_to_fill_its_segment_before_padding() {
+    let mss = 1_000;
+    let config = MuxConfig {
+        send_buffer: 10_500,
+        ..MuxConfig::default()
+    };
+    let mut mux = Mux::new(Side::Server, config);
+    let mut out = outbound::Outbound::new(1 << 20, mss);
+    let id = mux.open().unwrap();
+    let t0 = Instant::ZERO + Duration::from_secs(1);
+    // The writer wrote more than the buffer takes: backlogged. The
+    // streams run dry mid-segment, and the segment waits.
+    assert_eq!(mux.write(id, &bytes_of(id.0, 20_000)).unwrap(), 10_500);
+    out.fill(t0, &mut mux);
+    assert_eq!(out.padded(), 0, "no padding yet");
+    assert_eq!(out.next_timeout(), Some(t0 + outbound::PAD_DELAY));
+    assert_ne!(out.held() as u64 % mss, 0, "a segment left partial");
+    // The writer comes back within the moment: the segment fills.
+    let t1 = t0 + Duration::from_micros(200);
+    mux.write(id, &bytes_of(id.0, 5_000)).unwrap();
+    out.fill(t1, &mut mux);
+    assert_eq!(out.padded(), 0);
+    // It does not come back: the segment is padded once the moment ends.
+    let t2 = t1 + Duration::from_micros(300);
+    out.fill(t2, &mut mux);
+    assert_eq!(out.padded(), 0, "still within the moment");
+    out.fill(t0 + outbound::PAD_DELAY, &mut mux);
+    assert!(out.padded() > 0 && out.padded() < mss);
+    assert_eq!(out.held() as u64 % mss, 0, "padded to the segment's end");
+    assert_eq!(out.next_timeout(), None);
+}
+
+#[test]
+fn a_quiet_writer_is_padded_at_once() {
+    let mss = 1_000;
+    let mut mux = Mux::new(Side::Server, MuxConfig::default());
+    let mut out = outbound::Outbound::new(1 << 20, mss);
+    let id = mux.open().unwrap();
+    // Written whole: the writer is not backlogged, and nothing is known
+    // to follow.
+    assert_eq!(mux.write(id, b"a request").unwrap(), 9);
+    out.fill(Instant::ZERO, &mut mux);
+    assert!(out.padded() > 0);
+    assert_eq!(out.held() as u64 % mss, 0);
+    assert_eq!(out.next_timeout(), None);
+}

@@ -249,6 +249,10 @@ struct Stream {
     discarding: bool,
     /// The peer reset the stream with this code.
     reset: Option<u32>,
+    /// A write did not fit whole since the connection last padded its
+    /// sequence: the application writes as fast as the connection takes,
+    /// and writes again as soon as there is room.
+    pressed: bool,
     /// Opened by the peer.
     remote: bool,
 }
@@ -389,6 +393,7 @@ impl Mux {
         }
         let n = bytes.len().min(limit.saturating_sub(s.queue.len()));
         s.queue.extend(&bytes[..n]);
+        s.pressed |= n < bytes.len();
         Ok(n)
     }
 
@@ -487,6 +492,23 @@ impl Mux {
                 || s.reset.is_some()
                 || self.config.send_buffer.saturating_sub(s.queue.len()) >= free
         })
+    }
+
+    /// A stream's writer is backlogged: a write of it did not fit whole
+    /// since [`Mux::quiet`], and it has not finished, so more bytes are on
+    /// their way as soon as there is room.
+    pub fn backlogged(&self) -> bool {
+        self.streams
+            .values()
+            .any(|s| s.pressed && !s.fin_wanted && s.reset.is_none())
+    }
+
+    /// The connection padded its sequence: every writer counts as quiet
+    /// until a write does not fit whole again.
+    pub fn quiet(&mut self) {
+        for s in self.streams.values_mut() {
+            s.pressed = false;
+        }
     }
 
     /// A stream the peer opened waits to be accepted.
