@@ -116,8 +116,10 @@ fn main() {
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let s = stop.clone();
     let srv = thread::spawn(move || server.run(&s));
+    let (served_tx, served) = mpsc::channel();
     thread::spawn(move || {
         for conn in rx {
+            let _ = served_tx.send(conn.clone());
             thread::spawn(move || answer(conn));
         }
     });
@@ -150,8 +152,9 @@ fn main() {
     let secs = t0.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu0;
     assert_eq!(got, n, "every byte");
+    let padded = served.try_recv().map_or(0, |c| c.padded());
     println!(
-        "fetch: {mb} MB over {} path(s) in {secs:.2} s, segments of {segment} bytes{}: {:.1} Mbit/s, {:.2} CPU-s/GB (client and server)",
+        "fetch: {mb} MB over {} path(s) in {secs:.2} s, segments of {segment} bytes{}: {:.1} Mbit/s, {:.2} CPU-s/GB (client and server); the server sent {padded} bytes of padding",
         paths.len(),
         if insecure { ", not encrypted" } else { "" },
         n as f64 * 8.0 / secs / 1e6,

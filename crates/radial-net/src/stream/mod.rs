@@ -354,6 +354,12 @@ impl Connection {
     pub fn received(&self) -> u64 {
         self.shared.lock().duplex.stats().received
     }
+
+    /// Bytes of padding this side has sent so far: the rest of a segment
+    /// each time its streams ran dry in one.
+    pub fn padded(&self) -> u64 {
+        self.shared.lock().duplex.stats().padded
+    }
 }
 
 /// One stream of a connection: bytes in order both ways, blocking. Split
