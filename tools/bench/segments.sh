@@ -6,6 +6,9 @@
 # round, so that a slow spell of the machine falls on all of them; prints a
 # Markdown table of each size's medians.
 # Usage: tools/bench/segments.sh [SIZE_MB] [ROUNDS]   (default 1000 MB, 5)
+# FETCH_BASE=path compares another build of `fetch` with this one, in
+# turns, at 1,200 and 16,000 bytes; FETCH_INSECURE=1 runs both without
+# encryption.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 size_mb=${1:-1000}
@@ -20,7 +23,7 @@ trap 'rm -rf "$work"' EXIT
 run() {
     local bin=target/release/examples/fetch
     [ "$1" = base ] && bin=$FETCH_BASE
-    "$bin" "$size_mb" 1 "$2" \
+    "$bin" "$size_mb" 1 "$2" ${FETCH_INSECURE:+insecure} \
         | sed -E "s/.*: ([0-9.]+) Mbit\/s, ([0-9.]+) CPU.*/$1 $2 \1 \2/" >> "$work/rows"
 }
 for r in $(seq "$rounds"); do
