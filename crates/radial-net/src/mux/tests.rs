@@ -445,6 +445,20 @@ fn the_highest_stream_numbers_are_streams_like_any_other() {
     assert_eq!(host.open_streams(), 0);
 }
 
+/// A host, and the server's streams of `lens` bytes each, finished, as
+/// the sequence the server sends it.
+fn streams_on_the_wire(lens: &[usize]) -> (Mux, Vec<StreamId>, Vec<u8>) {
+    let (host, mut server) = pair(MuxConfig::default());
+    let ids: Vec<StreamId> = lens.iter().map(|_| server.open().unwrap()).collect();
+    for (id, &len) in ids.iter().zip(lens) {
+        assert_eq!(server.write(*id, &bytes_of(id.0, len)).unwrap(), len);
+        server.finish(*id).unwrap();
+    }
+    let mut wire = Vec::new();
+    server.poll_transmit(usize::MAX, &mut wire);
+    (host, ids, wire)
+}
+
 proptest! {
     /// However the incoming sequence is cut, the frames come out the same:
     /// the bytes arrive whole and in order.
@@ -453,14 +467,7 @@ proptest! {
         lens in proptest::collection::vec(1usize..40_000, 1..4),
         cuts in proptest::collection::vec(1usize..3_000, 1..64),
     ) {
-        let (mut host, mut server) = pair(MuxConfig::default());
-        let ids: Vec<StreamId> = lens.iter().map(|_| server.open().unwrap()).collect();
-        for (id, &len) in ids.iter().zip(&lens) {
-            prop_assert_eq!(server.write(*id, &bytes_of(id.0, len)).unwrap(), len);
-            server.finish(*id).unwrap();
-        }
-        let mut wire = Vec::new();
-        server.poll_transmit(usize::MAX, &mut wire);
+        let (mut host, ids, wire) = streams_on_the_wire(&lens);
         let mut at = 0;
         let mut i = 0;
         while at < wire.len() {
@@ -470,9 +477,7 @@ proptest! {
             i += 1;
         }
         for (id, &len) in ids.iter().zip(&lens) {
-            let (got, end) = drain(&mut host, *id);
-            prop_assert!(end);
-            prop_assert_eq!(got, bytes_of(id.0, len));
+            prop_assert_eq!(drain(&mut host, *id), (bytes_of(id.0, len), true));
         }
     }
 
@@ -487,14 +492,7 @@ proptest! {
         together in proptest::collection::vec(any::<bool>(), 1..16),
         pad in 0usize..20_000,
     ) {
-        let (mut host, mut server) = pair(MuxConfig::default());
-        let ids: Vec<StreamId> = lens.iter().map(|_| server.open().unwrap()).collect();
-        for (id, &len) in ids.iter().zip(&lens) {
-            prop_assert_eq!(server.write(*id, &bytes_of(id.0, len)).unwrap(), len);
-            server.finish(*id).unwrap();
-        }
-        let mut wire = Vec::new();
-        server.poll_transmit(usize::MAX, &mut wire);
+        let (mut host, ids, mut wire) = streams_on_the_wire(&lens);
         wire.resize(wire.len() + pad, 0);
         let mut pending: Vec<u8> = Vec::new();
         let mut at = 0;
@@ -516,9 +514,7 @@ proptest! {
         prop_assert!(pending.is_empty(), "every frame whole at the end");
         prop_assert!(host.partial.is_empty());
         for (id, &len) in ids.iter().zip(&lens) {
-            let (got, end) = drain(&mut host, *id);
-            prop_assert!(end);
-            prop_assert_eq!(got, bytes_of(id.0, len));
+            prop_assert_eq!(drain(&mut host, *id), (bytes_of(id.0, len), true));
         }
     }
 
