@@ -36,6 +36,7 @@ use radial_core::{AppEvent, Endpoint, HostEvent, Instant, PathId, RouteId};
 use crate::config::{r2cp_config_for, rcp_config_for, MSS};
 use crate::mux::{Mux, MuxConfig, MuxError, Side};
 use outbound::Outbound;
+pub use outbound::PAD_DELAY;
 
 /// The bit of a pipe's path number (the high 16 bits of its connection id)
 /// that marks the uplink: pipes the server's receiver runs.
@@ -61,6 +62,10 @@ pub struct DuplexConfig {
     /// for the connection as a whole; each stream's window bounds one
     /// stream).
     pub recv_limit: usize,
+    /// How long a segment a streaming writer left partial waits for its
+    /// next bytes before it is padded ([`PAD_DELAY`]; zero pads at once,
+    /// as a quiet writer's always is).
+    pub pad_delay: radial_core::Duration,
 }
 
 impl DuplexConfig {
@@ -89,6 +94,7 @@ impl DuplexConfig {
             },
             send_limit: usize::try_from(buffer).unwrap_or(usize::MAX),
             recv_limit: usize::try_from(buffer).unwrap_or(usize::MAX),
+            pad_delay: PAD_DELAY,
         }
     }
 }
@@ -162,7 +168,7 @@ impl Duplex {
             side,
             mux: Mux::new(side, config.mux),
             inbound: R2cpReceiver::new(config.inbound),
-            outbound: Outbound::new(config.send_limit, config.inbound.pipe.mss),
+            outbound: Outbound::new(config.send_limit, config.inbound.pipe.mss, config.pad_delay),
             config,
             paths: Vec::new(),
             outbound_first: false,

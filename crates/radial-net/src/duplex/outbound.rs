@@ -35,16 +35,19 @@ pub(super) struct Outbound {
     /// When a segment the streams ran dry in, while a writer was
     /// backlogged, is padded if no byte has come to fill it.
     pad_at: Option<Instant>,
+    /// How long such a segment waits (zero: not at all).
+    pad_delay: radial_core::Duration,
 }
 
 /// How long a segment the streams ran dry in waits for a backlogged
-/// writer's next bytes before it is padded: a writer woken for room
-/// writes again within a thread's wake-up, far less than this, and a
-/// quiet stream (whose writer is not backlogged) is padded at once.
-pub(super) const PAD_DELAY: radial_core::Duration = radial_core::Duration::from_millis(1);
+/// writer's next bytes before it is padded, by default
+/// ([`super::DuplexConfig::pad_delay`]): a writer woken for room writes
+/// again within a thread's wake-up, far less than this, and a quiet
+/// stream (whose writer is not backlogged) is padded at once.
+pub const PAD_DELAY: radial_core::Duration = radial_core::Duration::from_millis(1);
 
 impl Outbound {
-    pub(super) fn new(limit: usize, mss: u64) -> Self {
+    pub(super) fn new(limit: usize, mss: u64, pad_delay: radial_core::Duration) -> Self {
         Outbound {
             mss,
             stream: SharedStream::new(),
@@ -57,6 +60,7 @@ impl Outbound {
             header: Vec::new(),
             padded: 0,
             pad_at: None,
+            pad_delay,
         }
     }
 
@@ -89,8 +93,9 @@ impl Outbound {
     /// closed (R²CP §4.3.1 numbers segments of one size), so a sequence
     /// that runs dry mid-segment is padded to the segment's end: otherwise
     /// the last bytes of a quiet stream would wait for the next write.
-    /// While a stream's writer is backlogged the padding waits up to
-    /// [`PAD_DELAY`] for the writer to fill the segment instead: a bulk
+    /// While a stream's writer is backlogged the padding waits up to the
+    /// pad delay ([`PAD_DELAY`]) for the writer to fill the segment
+    /// instead: a bulk
     /// writer that falls behind for a moment would otherwise send up to a
     /// segment of zeros each time, which a metered link carries for
     /// nothing.
@@ -112,7 +117,7 @@ impl Outbound {
         let end = self.base + self.bytes.len() as u64;
         let cut = end % self.mss;
         if dry && cut != 0 && !self.stream.is_closed() {
-            let wait = *self.pad_at.get_or_insert(now + PAD_DELAY);
+            let wait = *self.pad_at.get_or_insert(now + self.pad_delay);
             if now >= wait || !mux.backlogged() {
                 let pad = usize::try_from(self.mss - cut).expect("below a segment");
                 self.bytes.extend(std::iter::repeat_n(0, pad));

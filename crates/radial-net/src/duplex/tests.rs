@@ -549,7 +549,7 @@ fn a_backlogged_writer_gets_a_moment_to_fill_its_segment_before_padding() {
         ..MuxConfig::default()
     };
     let mut mux = Mux::new(Side::Server, config);
-    let mut out = outbound::Outbound::new(1 << 20, mss);
+    let mut out = outbound::Outbound::new(1 << 20, mss, PAD_DELAY);
     let id = mux.open().unwrap();
     let t0 = Instant::ZERO + Duration::from_secs(1);
     // The writer wrote more than the buffer takes: backlogged. The
@@ -557,7 +557,7 @@ fn a_backlogged_writer_gets_a_moment_to_fill_its_segment_before_padding() {
     assert_eq!(mux.write(id, &bytes_of(id.0, 20_000)).unwrap(), 10_500);
     out.fill(t0, &mut mux);
     assert_eq!(out.padded(), 0, "no padding yet");
-    assert_eq!(out.next_timeout(), Some(t0 + outbound::PAD_DELAY));
+    assert_eq!(out.next_timeout(), Some(t0 + PAD_DELAY));
     assert_ne!(out.held() as u64 % mss, 0, "a segment left partial");
     // The writer comes back within the moment: the segment fills.
     let t1 = t0 + Duration::from_micros(200);
@@ -568,7 +568,7 @@ fn a_backlogged_writer_gets_a_moment_to_fill_its_segment_before_padding() {
     let t2 = t1 + Duration::from_micros(300);
     out.fill(t2, &mut mux);
     assert_eq!(out.padded(), 0, "still within the moment");
-    out.fill(t0 + outbound::PAD_DELAY, &mut mux);
+    out.fill(t0 + PAD_DELAY, &mut mux);
     assert!(out.padded() > 0 && out.padded() < mss);
     assert_eq!(out.held() as u64 % mss, 0, "padded to the segment's end");
     assert_eq!(out.next_timeout(), None);
@@ -578,7 +578,7 @@ fn a_backlogged_writer_gets_a_moment_to_fill_its_segment_before_padding() {
 fn a_quiet_writer_is_padded_at_once() {
     let mss = 1_000;
     let mut mux = Mux::new(Side::Server, MuxConfig::default());
-    let mut out = outbound::Outbound::new(1 << 20, mss);
+    let mut out = outbound::Outbound::new(1 << 20, mss, PAD_DELAY);
     let id = mux.open().unwrap();
     // Written whole: the writer is not backlogged, and nothing is known
     // to follow.
@@ -587,4 +587,20 @@ fn a_quiet_writer_is_padded_at_once() {
     assert!(out.padded() > 0);
     assert_eq!(out.held() as u64 % mss, 0);
     assert_eq!(out.next_timeout(), None);
+}
+
+#[test]
+fn with_no_pad_delay_a_backlogged_writer_is_padded_at_once() {
+    let mss = 1_000;
+    let config = MuxConfig {
+        send_buffer: 10_500,
+        ..MuxConfig::default()
+    };
+    let mut mux = Mux::new(Side::Server, config);
+    let mut out = outbound::Outbound::new(1 << 20, mss, Duration::ZERO);
+    let id = mux.open().unwrap();
+    assert_eq!(mux.write(id, &bytes_of(id.0, 20_000)).unwrap(), 10_500);
+    out.fill(Instant::ZERO, &mut mux);
+    assert!(out.padded() > 0);
+    assert_eq!(out.held() as u64 % mss, 0);
 }
