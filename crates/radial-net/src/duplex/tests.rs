@@ -541,24 +541,33 @@ fn a_host_that_closes_after_its_request_still_reads_a_long_answer_and_both_ends_
     assert!(net.ends[SERVER].peer_closed());
 }
 
-#[test]
-fn a_backlogged_writer_gets_a_moment_to_fill_its_segment_before_padding() {
-    let mss = 1_000;
+/// Segment size of the padding tests.
+const PAD_MSS: u64 = 1_000;
+
+/// A server's mux whose one stream's writer wrote more than its buffer
+/// takes (backlogged), and its outgoing direction, which waits
+/// `pad_delay` before padding.
+fn backlogged_writer(pad_delay: Duration) -> (Mux, outbound::Outbound, StreamId) {
     let config = MuxConfig {
         send_buffer: 10_500,
         ..MuxConfig::default()
     };
     let mut mux = Mux::new(Side::Server, config);
-    let mut out = outbound::Outbound::new(1 << 20, mss, PAD_DELAY);
+    let out = outbound::Outbound::new(1 << 20, PAD_MSS, pad_delay);
     let id = mux.open().unwrap();
-    let t0 = Instant::ZERO + Duration::from_secs(1);
-    // The writer wrote more than the buffer takes: backlogged. The
-    // streams run dry mid-segment, and the segment waits.
     assert_eq!(mux.write(id, &bytes_of(id.0, 20_000)).unwrap(), 10_500);
+    (mux, out, id)
+}
+
+#[test]
+fn a_backlogged_writer_gets_a_moment_to_fill_its_segment_before_padding() {
+    let (mut mux, mut out, id) = backlogged_writer(PAD_DELAY);
+    let t0 = Instant::ZERO + Duration::from_secs(1);
+    // The streams run dry mid-segment, and the segment waits.
     out.fill(t0, &mut mux);
     assert_eq!(out.padded(), 0, "no padding yet");
     assert_eq!(out.next_timeout(), Some(t0 + PAD_DELAY));
-    assert_ne!(out.held() as u64 % mss, 0, "a segment left partial");
+    assert_ne!(out.held() as u64 % PAD_MSS, 0, "a segment left partial");
     // The writer comes back within the moment: the segment fills.
     let t1 = t0 + Duration::from_micros(200);
     mux.write(id, &bytes_of(id.0, 5_000)).unwrap();
@@ -569,38 +578,33 @@ fn a_backlogged_writer_gets_a_moment_to_fill_its_segment_before_padding() {
     out.fill(t2, &mut mux);
     assert_eq!(out.padded(), 0, "still within the moment");
     out.fill(t0 + PAD_DELAY, &mut mux);
-    assert!(out.padded() > 0 && out.padded() < mss);
-    assert_eq!(out.held() as u64 % mss, 0, "padded to the segment's end");
+    assert!(out.padded() > 0 && out.padded() < PAD_MSS);
+    assert_eq!(
+        out.held() as u64 % PAD_MSS,
+        0,
+        "padded to the segment's end"
+    );
     assert_eq!(out.next_timeout(), None);
 }
 
 #[test]
 fn a_quiet_writer_is_padded_at_once() {
-    let mss = 1_000;
     let mut mux = Mux::new(Side::Server, MuxConfig::default());
-    let mut out = outbound::Outbound::new(1 << 20, mss, PAD_DELAY);
+    let mut out = outbound::Outbound::new(1 << 20, PAD_MSS, PAD_DELAY);
     let id = mux.open().unwrap();
     // Written whole: the writer is not backlogged, and nothing is known
     // to follow.
     assert_eq!(mux.write(id, b"a request").unwrap(), 9);
     out.fill(Instant::ZERO, &mut mux);
     assert!(out.padded() > 0);
-    assert_eq!(out.held() as u64 % mss, 0);
+    assert_eq!(out.held() as u64 % PAD_MSS, 0);
     assert_eq!(out.next_timeout(), None);
 }
 
 #[test]
 fn with_no_pad_delay_a_backlogged_writer_is_padded_at_once() {
-    let mss = 1_000;
-    let config = MuxConfig {
-        send_buffer: 10_500,
-        ..MuxConfig::default()
-    };
-    let mut mux = Mux::new(Side::Server, config);
-    let mut out = outbound::Outbound::new(1 << 20, mss, Duration::ZERO);
-    let id = mux.open().unwrap();
-    assert_eq!(mux.write(id, &bytes_of(id.0, 20_000)).unwrap(), 10_500);
+    let (mut mux, mut out, _) = backlogged_writer(Duration::ZERO);
     out.fill(Instant::ZERO, &mut mux);
     assert!(out.padded() > 0);
-    assert_eq!(out.held() as u64 % mss, 0);
+    assert_eq!(out.held() as u64 % PAD_MSS, 0);
 }
